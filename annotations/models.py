@@ -1,0 +1,119 @@
+"""Work done on documents: assignments and the error annotations they hold."""
+
+import secrets
+
+from django.db import models
+from django.db.models import F, Q
+
+
+def new_task_token():
+    # 32 url-safe characters = 192 random bits; the token is the worker's only key.
+    return secrets.token_urlsafe(24)
+
+
+class AssignmentQuerySet(models.QuerySet):
+    def for_token(self, token):
+        return self.filter(token=token)
+
+    def for_user(self, user):
+        from studies.models import Study
+
+        return self.filter(study__in=Study.objects.for_user(user))
+
+
+class Assignment(models.Model):
+    """One worker's session on one document, reached through its task token."""
+
+    class Kind(models.TextChoices):
+        MAIN = "main", "Main"
+        QUALIFICATION = "qualification", "Qualification"
+        GOLD = "gold", "Gold (expert)"
+        RETEST = "retest", "Retest"
+
+    class Status(models.TextChoices):
+        ASSIGNED = "assigned", "Assigned"
+        IN_PROGRESS = "in_progress", "In progress"
+        SUBMITTED = "submitted", "Submitted"
+        RELEASED = "released", "Released (inactive)"
+
+    study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="assignments")
+    document = models.ForeignKey("studies.Document", on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey("accounts.Worker", on_delete=models.PROTECT, related_name="assignments")
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MAIN)
+    block = models.CharField(max_length=64, blank=True)
+    token = models.CharField(max_length=64, unique=True, default=new_task_token, editable=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ASSIGNED)
+    current_segment = models.PositiveIntegerField(default=0)
+    segments_visited = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    last_activity_at = models.DateTimeField(null=True, blank=True)
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    active_seconds = models.PositiveIntegerField(default=0)
+    completion_code = models.CharField(max_length=64, blank=True)
+    platform_ids = models.JSONField(
+        default=dict, blank=True, help_text="e.g. STUDY_ID, SESSION_ID, assignmentId, hitId."
+    )
+
+    objects = AssignmentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["study", "document", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["document", "worker", "kind"], name="assignment_unique_worker_document"
+            ),
+        ]
+        indexes = [models.Index(fields=["study", "status"])]
+
+    def __str__(self):
+        return f"{self.worker.external_id} on {self.document.external_id} ({self.kind})"
+
+    @property
+    def task_path(self):
+        return f"/task/{self.token}/"
+
+
+class ErrorAnnotation(models.Model):
+    """An error span in a segment; a paired category also holds an earlier span."""
+
+    assignment = models.ForeignKey(Assignment, on_delete=models.CASCADE, related_name="annotations")
+    segment = models.ForeignKey("studies.Segment", on_delete=models.CASCADE, related_name="+")
+    category = models.ForeignKey("studies.Category", on_delete=models.PROTECT, related_name="annotations")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.TextField()
+    paired_segment = models.ForeignKey(
+        "studies.Segment", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    paired_start = models.PositiveIntegerField(null=True, blank=True)
+    paired_end = models.PositiveIntegerField(null=True, blank=True)
+    paired_text = models.TextField(blank=True)
+    comment = models.TextField(blank=True)
+    answers = models.JSONField(default=dict, blank=True)
+    client_id = models.CharField(max_length=64, help_text="Client-made id: saves are idempotent.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["assignment", "segment__index", "start", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(start__gte=0) & Q(start__lt=F("end")), name="annotation_span_valid"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(paired_segment__isnull=True, paired_start__isnull=True, paired_end__isnull=True)
+                    | Q(
+                        paired_segment__isnull=False,
+                        paired_start__gte=0,
+                        paired_end__isnull=False,
+                        paired_start__lt=F("paired_end"),
+                    )
+                ),
+                name="annotation_paired_all_or_none",
+            ),
+            models.UniqueConstraint(fields=["assignment", "client_id"], name="annotation_unique_client_id"),
+        ]
+
+    def __str__(self):
+        return f"{self.category_id} [{self.start}, {self.end})"

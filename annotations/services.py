@@ -1,0 +1,75 @@
+"""Writes on assignments and annotations."""
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from accounts.models import Worker
+from studies.models import Document
+
+from .models import Assignment
+
+
+class AssignmentPlanError(ValueError):
+    """The request cannot be met (e.g. more annotators per document than workers)."""
+
+
+@dataclass
+class AssignmentPlan:
+    created: list = field(default_factory=list)
+    short: dict = field(default_factory=dict)  # document external id -> annotators missing
+
+
+@transaction.atomic
+def assignments_generate(*, study, worker_ids, per_document=None, platform=Worker.Platform.LINK):
+    """Give every main document of `study` K annotators from `worker_ids`.
+
+    Existing assignments count towards K, so running it again only fills
+    gaps. Work is spread evenly: each document goes to the workers with the
+    fewest documents so far, never twice to one worker, and never past the
+    study's max_documents_per_worker.
+    """
+    per_document = per_document or study.annotators_per_document
+    worker_ids = list(dict.fromkeys(i.strip() for i in worker_ids if i.strip()))
+    if per_document < 1:
+        raise AssignmentPlanError("annotators per document must be at least 1")
+    if per_document > len(worker_ids):
+        raise AssignmentPlanError(
+            f"{per_document} annotators per document needs at least {per_document} workers; "
+            f"{len(worker_ids)} given"
+        )
+    workers = [Worker.objects.get_or_create(platform=platform, external_id=i)[0] for i in worker_ids]
+    existing = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
+    # Lock the study's assignment rows so two runs at once cannot over-assign.
+    taken = {}
+    for document_id, worker_id, status in existing.select_for_update().values_list(
+        "document_id", "worker_id", "status"
+    ):
+        taken.setdefault(document_id, []).append((worker_id, status))
+    load = Counter(
+        worker_id for pairs in taken.values() for worker_id, status in pairs
+        if status != Assignment.Status.RELEASED
+    )  # fmt: skip
+    limit = study.max_documents_per_worker
+    plan = AssignmentPlan()
+    documents = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
+    for document in documents:
+        pairs = taken.get(document.pk, [])
+        active = sum(1 for _, status in pairs if status != Assignment.Status.RELEASED)
+        need = per_document - active
+        if need <= 0:
+            continue
+        had = {worker_id for worker_id, _ in pairs}
+        candidates = [
+            (load[w.pk], position, w)
+            for position, w in enumerate(workers)
+            if w.pk not in had and (limit is None or load[w.pk] < limit)
+        ]
+        chosen = [w for _, _, w in sorted(candidates, key=lambda c: c[:2])[:need]]
+        for worker in chosen:
+            plan.created.append(Assignment.objects.create(study=study, document=document, worker=worker))
+            load[worker.pk] += 1
+        if len(chosen) < need:
+            plan.short[document.external_id] = need - len(chosen)
+    return plan

@@ -1,0 +1,136 @@
+"""Check document records (documents.jsonl or FALTE's documents.json)."""
+
+from studies.models import Document
+from studies.sentences import join_sentences
+
+from .fields import is_int, text_field, unknown_fields
+from .specs import DocumentSpec
+
+DOCUMENT_FIELDS = {"id", "segments", "sentences", "input_id", "system", "source", "kind", "meta"}
+DEFAULT_SENTENCES_PER_SEGMENT = 3
+
+
+def check_documents(records, problems, *, existing_ids=(), sentences_per_segment=None):
+    """Check every document record.
+
+    Returns (good DocumentSpecs, ids of documents that had problems), so that
+    assignments for a broken document are not reported a second time.
+    `existing_ids` are the study's stored documents (adding to a study).
+    """
+    documents, broken, first_line = [], set(), {}
+    existing_ids = set(existing_ids)
+    for record in records:
+        if isinstance(record.value, dict) and "__falte_id" in record.value:
+            spec = _check_falte(record, problems, sentences_per_segment)
+        else:
+            spec = _check_document(record, problems)
+        if spec is None:
+            if isinstance(record.value, dict):
+                broken.add(str(record.value.get("id", record.value.get("__falte_id"))))
+            continue
+        external_id = spec.external_id
+        if external_id in first_line:
+            problems.add(record.file, record.line,
+                         f"duplicate document id '{external_id}' (first on line {first_line[external_id]})")  # fmt: skip
+            continue
+        if external_id in existing_ids:
+            problems.add(record.file, record.line, f"document id '{external_id}' is already in the study")
+            continue
+        first_line[external_id] = record.line
+        documents.append(spec)
+    return documents, broken
+
+
+def _check_document(record, problems):
+    value, file, line = record.value, record.file, record.line
+    if not isinstance(value, dict):
+        problems.add(file, line, 'a document must be an object: {"id": ..., "segments": [...]}')
+        return None
+    unknown_fields(value, DOCUMENT_FIELDS, file, problems, line)
+    external_id = value.get("id")
+    if is_int(external_id):
+        external_id = str(external_id)
+    if not isinstance(external_id, str) or not external_id.strip():
+        problems.add(file, line, "document 'id' is required")
+        return None
+    ok = True
+    segments = value.get("segments")
+    if not isinstance(segments, list) or not segments:
+        problems.add(file, line, f"document '{external_id}': 'segments' must be a non-empty list of texts")
+        return None
+    for index, segment in enumerate(segments):
+        if not isinstance(segment, str):
+            problems.add(file, line, f"document '{external_id}': segment {index} must be text")
+            ok = False
+        elif not segment.strip():
+            problems.add(file, line, f"document '{external_id}': segment {index} is empty")
+            ok = False
+    sentences = value.get("sentences")
+    if sentences is not None and ok:
+        ok = _check_sentences(sentences, segments, external_id, file, line, problems)
+    kind = value.get("kind", Document.Kind.MAIN)
+    if kind not in Document.Kind.values:
+        problems.add(
+            file, line, f"document '{external_id}': kind must be one of {', '.join(Document.Kind.values)}"
+        )
+        ok = False
+    meta = value.get("meta") or {}
+    if not isinstance(meta, dict):
+        problems.add(file, line, f"document '{external_id}': 'meta' must be an object")
+        ok = False
+    spec = DocumentSpec(
+        external_id=external_id,
+        segments=segments,
+        sentences=sentences,
+        input_id=text_field(value, "input_id", file, line, problems),
+        system=text_field(value, "system", file, line, problems),
+        source=text_field(value, "source", file, line, problems),
+        kind=kind,
+        meta=meta,
+    )
+    return spec if ok else None
+
+
+def _check_sentences(sentences, segments, external_id, file, line, problems):
+    where = f"document '{external_id}'"
+    if not isinstance(sentences, list) or len(sentences) != len(segments):
+        problems.add(file, line, f"{where}: 'sentences' must give a list of [start, end] per segment")
+        return False
+    for index, (offsets, text) in enumerate(zip(sentences, segments, strict=True)):
+        previous_end = 0
+        if not isinstance(offsets, list):
+            problems.add(file, line, f"{where}: sentences of segment {index} must be a list")
+            return False
+        for pair in offsets:
+            if (not isinstance(pair, list) or len(pair) != 2 or not all(map(is_int, pair))
+                    or not previous_end <= pair[0] < pair[1] <= len(text)):  # fmt: skip
+                problems.add(file, line,
+                             f"{where}: sentence {pair!r} of segment {index} is not an increasing "
+                             f"[start, end) inside its {len(text)} characters")  # fmt: skip
+                return False
+            previous_end = pair[1]
+    return True
+
+
+def _check_falte(record, problems, sentences_per_segment):
+    """FALTE input: a list of paragraphs, or {"sentences": [...]} chunked into segments."""
+    external_id, body = record.value["__falte_id"], record.value["__falte_body"]
+    file, line = record.file, record.line
+    where = f"document '{external_id}'"
+    if isinstance(body, list):
+        return _check_document(record.__class__(file, line, {"id": external_id, "segments": body}), problems)
+    if not isinstance(body, dict) or not isinstance(body.get("sentences"), list) or not body["sentences"]:
+        problems.add(file, line, f'{where}: give a list of paragraphs or {{"sentences": [...]}}')
+        return None
+    sentences = body["sentences"]
+    bad = [i for i, s in enumerate(sentences) if not isinstance(s, str) or not s.strip()]
+    if bad:
+        problems.add(file, line, f"{where}: sentence {bad[0]} is empty or not text")
+        return None
+    size = sentences_per_segment or DEFAULT_SENTENCES_PER_SEGMENT
+    segments, offsets = [], []
+    for begin in range(0, len(sentences), size):
+        text, sentence_offsets = join_sentences(sentences[begin : begin + size])
+        segments.append(text)
+        offsets.append(sentence_offsets)
+    return DocumentSpec(external_id=external_id, segments=segments, sentences=offsets)

@@ -1,0 +1,99 @@
+"""Read, check, then write: the import of a whole bundle or of a documents file."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .assignment_checks import check_assignments
+from .document_checks import check_documents
+from .problems import Problems
+from .reading import read_falte_documents, read_jsonl, read_yaml
+from .study_checks import check_study
+from .writing import write_documents, write_study
+
+DOCUMENT_FILES = ("documents.jsonl", "documents.json")
+
+
+@dataclass
+class ImportResult:
+    study: object
+    documents: int
+    segments: int
+    assignments: int = 0
+    annotations: int = 0
+    located: int = 0
+
+    def describe(self):
+        text = (
+            f"{self.study.slug}: {self.documents} documents, {self.segments} segments, "
+            f"{self.assignments} assignments, {self.annotations} annotations"
+        )
+        if self.located:
+            text += f" ({self.located} spans located by their text)"
+        return text
+
+
+def document_records(path, name, problems):
+    """Records of a documents file, JSON Lines or FALTE's JSON object, by its name."""
+    if name.endswith(".jsonl"):
+        return list(read_jsonl(path, name, problems))
+    return list(read_falte_documents(path, name, problems))
+
+
+def import_bundle(directory, *, locate=False, user=None):
+    """Import a bundle directory as a new study; raise BundleInvalid with every problem."""
+    directory = Path(directory)
+    problems = Problems()
+    raw = None
+    if (directory / "study.yaml").is_file():
+        raw = read_yaml(directory / "study.yaml", "study.yaml", problems)
+    else:
+        problems.add("study.yaml", 0, f"missing: a bundle needs study.yaml in {directory}")
+    spec = check_study(raw, problems) if raw is not None else None
+
+    present = [name for name in DOCUMENT_FILES if (directory / name).is_file()]
+    records = []
+    if len(present) != 1:
+        problems.add(DOCUMENT_FILES[0], 0, "give exactly one of documents.jsonl or documents.json")
+    else:
+        records = document_records(directory / present[0], present[0], problems)
+    per_segment = spec.config.get("sentences_per_segment") if spec else None
+    documents, broken = check_documents(records, problems, sentences_per_segment=per_segment)
+
+    assignments, located = [], None
+    if (directory / "assignments.jsonl").is_file():
+        categories = {}
+        if spec is not None and spec.taxonomy is not None:
+            categories = {category.key: category.kind for category in spec.taxonomy.categories}
+        assignment_records = read_jsonl(directory / "assignments.jsonl", "assignments.jsonl", problems)
+        assignments, located = check_assignments(
+            assignment_records, problems, documents={d.external_id: d.segments for d in documents},
+            categories=categories, broken=broken, locate=locate,
+        )  # fmt: skip
+    problems.raise_if_any(located.summary() if located else "")
+
+    study = write_study(spec, documents, assignments, user=user)
+    return ImportResult(
+        study=study,
+        documents=len(documents),
+        segments=sum(len(d.segments) for d in documents),
+        assignments=len(assignments),
+        annotations=sum(len(a.annotations) for a in assignments),
+        located=located.asked if located else 0,
+    )
+
+
+def import_documents(study, path, name):
+    """Add the documents of one file (JSONL or FALTE JSON) to an existing study."""
+    problems = Problems()
+    records = document_records(path, name, problems)
+    existing = set(study.documents.values_list("external_id", flat=True))
+    documents, _ = check_documents(
+        records, problems, existing_ids=existing,
+        sentences_per_segment=study.config.get("sentences_per_segment"),
+    )  # fmt: skip
+    if not records and not problems:
+        problems.add(name, 0, "no documents in the file")
+    problems.raise_if_any()
+    write_documents(study, documents)
+    return ImportResult(study=study, documents=len(documents),
+                        segments=sum(len(d.segments) for d in documents))  # fmt: skip

@@ -21,10 +21,17 @@ class LineDict(dict):
 
 
 class _LineLoader(yaml.SafeLoader):
-    def construct_mapping(self, node, deep=False):
-        mapping = LineDict(super().construct_mapping(node, deep=deep))
-        mapping.line = node.start_mark.line + 1
-        return mapping
+    """SafeLoader whose mappings are LineDicts."""
+
+
+def _construct_line_dict(loader, node):
+    mapping = LineDict()
+    mapping.line = node.start_mark.line + 1
+    yield mapping
+    mapping.update(loader.construct_mapping(node))
+
+
+_LineLoader.add_constructor("tag:yaml.org,2002:map", _construct_line_dict)
 
 
 @dataclass

@@ -1,0 +1,59 @@
+"""Write small study bundles for tests."""
+
+import json
+
+import yaml
+
+TAXONOMY = {
+    "slug": "snac-test",
+    "name": "SNaC (test)",
+    "categories": [
+        {"key": "CharE", "label": "New character", "group": "coherence", "shortcut": "c"},
+        {"key": "SceneE", "label": "Abrupt scene", "group": "coherence", "whole_sentence": True},
+        {"key": "InconE", "label": "Inconsistency", "group": "coherence", "kind": "paired"},
+        {"key": "RepE", "label": "Repetition", "group": "language", "kind": "paired"},
+    ],
+}
+
+DOCUMENTS = [
+    {"id": "d1", "system": "sysA", "input_id": "book1",
+     "segments": ["Anna met Ben at the mill. It rained.", "Miss Sessions arrived. Anna met Ben again."]},
+    {"id": "d2", "system": "sysB", "input_id": "book1",
+     "segments": ["Tom & Jerry <b>ran</b> home 😀 quickly.", "Then  they   slept.\nÉlodie woke."]},
+]  # fmt: skip
+
+
+def study_yaml(**overrides):
+    study = {
+        "slug": "bundle-study",
+        "title": "A bundle study",
+        "protocol": "span",
+        "instructions": "Mark the errors.\n\nThen submit.",
+        "annotators_per_document": 2,
+        "taxonomy": TAXONOMY,
+    }
+    study.update(overrides)
+    return study
+
+
+def write_bundle(directory, *, study=None, documents=None, assignments=None, raw_documents=None):
+    """Write study.yaml, documents.jsonl and (optionally) assignments.jsonl."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "study.yaml").write_text(yaml.safe_dump(study or study_yaml(), sort_keys=False))
+    if raw_documents is not None:
+        (directory / "documents.jsonl").write_text(raw_documents)
+    else:
+        lines = [json.dumps(d, ensure_ascii=False) for d in (documents or DOCUMENTS)]
+        (directory / "documents.jsonl").write_text("\n".join(lines) + "\n")
+    if assignments is not None:
+        lines = [json.dumps(a, ensure_ascii=False) for a in assignments]
+        (directory / "assignments.jsonl").write_text("\n".join(lines) + "\n")
+    return directory
+
+
+def annotation(segment, category, start, end, text, paired=None, **extra):
+    item = {"segment": segment, "category": category, "start": start, "end": end, "text": text}
+    if paired is not None:
+        item["paired"] = paired
+    item.update(extra)
+    return item

@@ -15,7 +15,9 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
 # A local .env (written by `make demo`, never committed) may hold the settings.
-environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+# The test settings switch it off so a developer's .env never changes a test run.
+if env.bool("READ_DOT_ENV", default=True):
+    environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 DEBUG = env.bool("DEBUG", default=False)
 

@@ -6,6 +6,7 @@ same suite runs on SQLite (default) and on PostgreSQL + Redis in CI.
 
 import os
 
+os.environ["READ_DOT_ENV"] = "0"
 os.environ.setdefault("SECRET_KEY", "test-only-key-not-a-secret-" + "x" * 40)
 
 from .settings import *  # noqa: E402, F403

@@ -1,0 +1,39 @@
+# The two commands of the README: `make demo` and `make test`.
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install install-dev env
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: requirements.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# A local .env for development: DEBUG on and a random secret, never committed.
+.env:
+	@$(BIN)/python -c "import secrets; print('DEBUG=1'); print('SECRET_KEY=' + secrets.token_urlsafe(50))" > .env
+	@echo "wrote .env (DEBUG=1 and a random SECRET_KEY)"
+
+env: .env
+
+# Start the platform with the demo study on SQLite, Celery eager.
+demo: $(VENV)/.installed .env
+	$(BIN)/python manage.py migrate --no-input -v 0
+	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+# The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium).
+test: $(VENV)/.installed-dev
+	scripts/ensure-chromium
+	$(BIN)/python -m pytest

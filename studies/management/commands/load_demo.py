@@ -1,0 +1,57 @@
+"""Load the demo study, a researcher login and three demo workers' task links."""
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand
+
+from accounts.models import StudyMembership
+from accounts.services import researcher_create
+from annotations.models import Assignment
+from annotations.services import assignments_generate
+from studies.models import Study
+from studies.services import study_import_bundle
+
+DEMO_BUNDLE = Path(settings.BASE_DIR) / "demo" / "snac-demo"
+DEMO_WORKERS = ["demo-worker-1", "demo-worker-2", "demo-worker-3"]
+
+
+class Command(BaseCommand):
+    help = "Import the demo study (once), create the 'researcher' login and print task links."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--username", default="researcher")
+
+    def handle(self, username, **options):
+        study = Study.objects.filter(slug="snac-demo").first()
+        if study is None:
+            study = study_import_bundle(directory=DEMO_BUNDLE).study
+            self.stdout.write(f"Imported the demo study '{study.title}'.")
+        password = secrets.token_urlsafe(12)
+        user = get_user_model().objects.filter(username=username).first()
+        if user is None:
+            user = researcher_create(username=username, password=password)
+        else:  # a fresh password every run, printed below; there is no default one
+            user.set_password(password)
+            user.save(update_fields=["password"])
+        StudyMembership.objects.get_or_create(study=study, user=user)
+        assignments_generate(study=study, worker_ids=DEMO_WORKERS)
+
+        self.stdout.write("")
+        self.stdout.write(f"Researcher login: {settings.SITE_URL}/admin/")
+        self.stdout.write(f"  username: {username}")
+        self.stdout.write(f"  password: {password}")
+        self.stdout.write("")
+        self.stdout.write("Task links of the demo workers:")
+        assignments = (
+            Assignment.objects.filter(study=study, worker__external_id__in=DEMO_WORKERS)
+            .select_related("worker", "document")
+            .order_by("worker__external_id", "document__position")
+        )
+        for assignment in assignments:
+            self.stdout.write(
+                f"  {assignment.worker.external_id}\t{assignment.document.external_id}\t"
+                f"{settings.SITE_URL}{assignment.task_path}"
+            )

@@ -12,11 +12,10 @@ from studies.sentences import sentence_offsets
 class UserFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = get_user_model()
-        skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
     email = factory.LazyAttribute(lambda u: f"{u.username}@example.org")
-    password = factory.PostGenerationMethodCall("set_password", "pass-w0rd-for-tests")
+    password = factory.django.Password("pass-w0rd-for-tests")
 
 
 class TaxonomyFactory(factory.django.DjangoModelFactory):

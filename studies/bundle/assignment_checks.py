@@ -186,7 +186,7 @@ def _check_span(raw, where, segments, locate, count, file, line, problems, field
             problems.add(
                 file,
                 line,
-                f"{where}: no start/end offsets; import with --locate to find {text!r} by its text",
+                f"{where}: no start/end offsets; import with --locate (admin: 'Locate spans by text') to find {text!r} by its text",
             )
             return None
         count.asked += 1

@@ -47,7 +47,7 @@ def import_bundle(directory, *, locate=False, user=None):
     if (directory / "study.yaml").is_file():
         raw = read_yaml(directory / "study.yaml", "study.yaml", problems)
     else:
-        problems.add("study.yaml", 0, f"missing: a bundle needs study.yaml in {directory}")
+        problems.add("study.yaml", 0, "missing: a bundle needs study.yaml at its top level")
     spec = check_study(raw, problems) if raw is not None else None
 
     present = [name for name in DOCUMENT_FILES if (directory / name).is_file()]

@@ -1,0 +1,75 @@
+"""Documents: a scoped list, and a preview of each as its segments and sentences."""
+
+from django.contrib import admin
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from studies.models import Document, Segment
+
+from .preview import document_preview_html
+from .scoping import StudyListFilter, StudyScopedAdmin
+
+
+@admin.register(Document)
+class DocumentAdmin(StudyScopedAdmin):
+    list_display = ["external_id", "study", "kind", "system", "input_id", "segment_count", "preview_link"]
+    list_select_related = ["study"]
+    list_filter = [StudyListFilter, "kind", "system"]
+    search_fields = ["external_id", "input_id", "system"]
+    fields = ["study", "external_id", "input_id", "system", "kind", "position", "source", "meta", "preview"]
+    readonly_fields = ["preview"]
+
+    def get_queryset(self, request):
+        # A subquery, not a join: the paginator's COUNT can then leave it out.
+        segments = Segment.objects.filter(document=OuterRef("pk")).order_by().values("document")
+        count = Subquery(segments.annotate(n=Count("pk")).values("n"), output_field=IntegerField())
+        return super().get_queryset(request).annotate(segment_count=Coalesce(count, Value(0)))
+
+    def get_readonly_fields(self, request, obj=None):
+        # Moving a document to another study would strand its assignments.
+        return [*self.readonly_fields, "study"] if obj is not None else self.readonly_fields
+
+    def get_fields(self, request, obj=None):
+        return self.fields if obj is not None else [name for name in self.fields if name != "preview"]
+
+    @admin.display(description="segments", ordering="segment_count")
+    def segment_count(self, document):
+        return document.segment_count
+
+    @admin.display(description="preview")
+    def preview_link(self, document):
+        return format_html(
+            '<a href="{}">Preview</a>', reverse("admin:studies_document_preview", args=[document.pk])
+        )
+
+    @admin.display(description="segments and sentences")
+    def preview(self, document):
+        return document_preview_html(document.segments.order_by("index"))
+
+    def get_urls(self):
+        return [
+            path(
+                "<path:object_id>/preview/",
+                self.admin_site.admin_view(self.preview_view),
+                name="studies_document_preview",
+            ),
+            *super().get_urls(),
+        ]
+
+    def preview_view(self, request, object_id):
+        document = self.get_object(request, object_id)
+        if not self.has_view_or_change_permission(request, document):
+            raise PermissionDenied
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Preview of {document.external_id}",
+            "subtitle": document.study.title,
+            "original": document,
+            "preview": document_preview_html(document.segments.order_by("index")),
+        }
+        return TemplateResponse(request, "admin/studies/document/preview.html", context)

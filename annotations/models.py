@@ -51,6 +51,9 @@ class Assignment(models.Model):
     submitted_at = models.DateTimeField(null=True, blank=True)
     active_seconds = models.PositiveIntegerField(default=0)
     completion_code = models.CharField(max_length=64, blank=True)
+    joined = models.BooleanField(
+        default=False, help_text="Taken through the study's join link (released when idle)."
+    )
     platform_ids = models.JSONField(
         default=dict, blank=True, help_text="e.g. STUDY_ID, SESSION_ID, assignmentId, hitId."
     )

@@ -93,7 +93,6 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
 # Study bundle uploads and imports: a file over this size is refused whole.
@@ -112,6 +111,11 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+
+CSRF_FAILURE_VIEW = "falte_site.views.csrf_failure"
+
+# The task page reports active time this often (seconds).
+TASK_ACTIVITY_INTERVAL_SECONDS = env.int("TASK_ACTIVITY_INTERVAL_SECONDS", default=15)
 
 # Security: safe defaults everywhere, strict ones when DEBUG is off.
 SESSION_COOKIE_HTTPONLY = True

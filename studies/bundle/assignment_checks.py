@@ -7,6 +7,8 @@ from django.utils.dateparse import parse_datetime
 from accounts.models import Worker
 from annotations.models import Assignment
 
+from studies.spans import span_error
+
 from .fields import is_int, unknown_fields
 from .specs import AnnotationSpec, AssignmentSpec, SpanSpec
 
@@ -196,15 +198,8 @@ def _check_span(raw, where, segments, locate, count, file, line, problems, field
             problems.add(file, line, f"{where}: span text {text!r} not found in segment {index}")
             return None
         return SpanSpec(segment=index, start=start, end=start + len(text), text=text)
-    if not (is_int(start) and is_int(end)):
-        problems.add(file, line, f"{where}: 'start' and 'end' must be whole numbers")
-        return None
-    if not 0 <= start < end <= len(segment):
-        problems.add(file, line, f"{where}: offsets [{start}, {end}) are outside segment {index} "
-                                 f"({len(segment)} characters) or empty")  # fmt: skip
-        return None
-    if text is not None and segment[start:end] != text:
-        problems.add(file, line, f"{where}: text {text!r} does not match the offsets "
-                                 f"[{start}, {end}), which hold {segment[start:end]!r}")  # fmt: skip
+    error = span_error(segment, start, end, text)
+    if error:
+        problems.add(file, line, f"{where}: {error.replace('the segment', f'segment {index}')}")
         return None
     return SpanSpec(segment=index, start=start, end=end, text=segment[start:end])

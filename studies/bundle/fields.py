@@ -1,9 +1,8 @@
 """Small checks shared by every bundle file's checker."""
 
+from studies.spans import is_whole_number as is_int
 
-def is_int(value):
-    """A JSON/YAML whole number (true and false are not numbers here)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+__all__ = ["is_int", "text_field", "unknown_fields"]
 
 
 def unknown_fields(mapping, allowed, where, problems, line):

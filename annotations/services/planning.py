@@ -8,7 +8,7 @@ from django.db import transaction
 from accounts.models import Worker
 from studies.models import Document
 
-from .models import Assignment
+from annotations.models import Assignment
 
 
 class AssignmentPlanError(ValueError):

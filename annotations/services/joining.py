@@ -1,0 +1,90 @@
+"""Crowd workers arriving through a study's join link get the next document.
+
+Joins of one study are serialised by locking the study row, so two workers
+arriving at once can never both take a document's last place.
+"""
+
+import secrets
+from collections import Counter
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import Worker
+from annotations.models import Assignment
+from studies.models import Document, Study
+
+DEFAULT_RELEASE_AFTER_MINUTES = 60
+OPEN_STATUSES = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
+
+
+class JoinRefused(Exception):
+    """No document for this worker: the study is closed, full, or they reached the limit."""
+
+    def __init__(self, reason, message):
+        self.reason = reason
+        super().__init__(message)
+
+
+def release_after(study):
+    minutes = study.config.get("release_after_minutes", DEFAULT_RELEASE_AFTER_MINUTES)
+    return timedelta(minutes=minutes)
+
+
+def assignments_release_stale(*, study, now=None):
+    """Release joined assignments idle for longer than the study allows.
+
+    Their saved annotations stay; the document becomes free for someone else.
+    Assignments handed out by a researcher (task links) are never released.
+    """
+    cutoff = (now or timezone.now()) - release_after(study)
+    idle = Assignment.objects.filter(study=study, joined=True, status__in=OPEN_STATUSES)
+    return idle.filter(last_activity_at__lt=cutoff).update(
+        status=Assignment.Status.RELEASED
+    ) + idle.filter(last_activity_at__isnull=True, created_at__lt=cutoff).update(
+        status=Assignment.Status.RELEASED
+    )
+
+
+@transaction.atomic
+def assignment_join(*, study, platform, external_id=None, platform_ids=None):
+    """Find or create the worker and return their assignment in `study`.
+
+    A worker who already holds an open assignment gets it back; otherwise the
+    next main document that still needs annotators and that they never had.
+    """
+    study = Study.objects.select_for_update().get(pk=study.pk)
+    if study.status != Study.Status.OPEN:
+        raise JoinRefused("closed", "This study is not open at the moment.")
+    worker, _ = Worker.objects.get_or_create(
+        platform=platform, external_id=external_id or f"anon-{secrets.token_hex(8)}"
+    )
+    mine = Assignment.objects.filter(study=study, worker=worker, kind=Assignment.Kind.MAIN)
+    current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
+    if current is not None:
+        return current
+    assignments_release_stale(study=study)
+    taken = mine.exclude(status=Assignment.Status.RELEASED).count()
+    if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:
+        raise JoinRefused("limit", "You have done as many documents of this study as it allows. Thank you!")
+    had = set(mine.values_list("document_id", flat=True))
+    active = Counter(
+        Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
+        .exclude(status=Assignment.Status.RELEASED)
+        .values_list("document_id", flat=True)
+    )
+    candidates = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
+    free = [
+        document_id
+        for document_id in candidates.values_list("id", flat=True)
+        if document_id not in had and active[document_id] < study.annotators_per_document
+    ]
+    if not free:
+        raise JoinRefused("full", "There is no document left for you in this study. Thank you!")
+    # Fill the documents with the fewest annotators first, in bundle order.
+    document_id = min(free, key=lambda pk: active[pk])
+    return Assignment.objects.create(
+        study=study, document_id=document_id, worker=worker, joined=True,
+        platform_ids=platform_ids or {},
+    )  # fmt: skip

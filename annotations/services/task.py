@@ -1,0 +1,186 @@
+"""What a worker does on the task page: add and remove spans, move, submit.
+
+Every call locks the assignment row first, so a double click or two tabs
+cannot interleave writes, and every call is idempotent where a retry may
+repeat it (adds carry a client-made id).
+"""
+
+import secrets
+from base64 import b32encode
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotations.models import Assignment, ErrorAnnotation
+from studies.spans import is_whole_number, span_error
+
+MAX_COMMENT = 2000
+MAX_ACTIVITY_STEP = 120  # seconds one activity report may add
+MAX_VISITS_KEPT = 5000
+
+
+class TaskInputError(ValueError):
+    """The request is malformed or does not fit the document (HTTP 400)."""
+
+
+class TaskClosed(Exception):
+    """The assignment no longer takes changes: submitted or released (HTTP 409)."""
+
+
+def _locked_open(assignment):
+    locked = Assignment.objects.select_for_update().select_related("study", "document").get(pk=assignment.pk)
+    if locked.status == Assignment.Status.SUBMITTED:
+        raise TaskClosed("This assignment is already submitted; it can no longer change.")
+    if locked.status == Assignment.Status.RELEASED:
+        raise TaskClosed(
+            "This assignment was released after a long time without activity; "
+            "what you saved is kept, but it can no longer change."
+        )
+    return locked
+
+
+def _touch(assignment, *fields):
+    now = timezone.now()
+    assignment.last_activity_at = now
+    if assignment.started_at is None:
+        assignment.started_at = now
+    if assignment.status == Assignment.Status.ASSIGNED:
+        assignment.status = Assignment.Status.IN_PROGRESS
+    assignment.save(update_fields=["last_activity_at", "started_at", "status", *fields])
+
+
+def furthest_segment(assignment):
+    return max([assignment.current_segment, *assignment.segments_visited])
+
+
+def _segments_by_index(assignment):
+    return {segment.index: segment for segment in assignment.document.segments.all()}
+
+
+def _span(raw, segments, reachable, label):
+    if not isinstance(raw, dict):
+        raise TaskInputError(f"{label}: give segment, start, end and text")
+    index = raw.get("segment")
+    if not is_whole_number(index) or index not in segments:
+        raise TaskInputError(f"{label}: segment {index!r} is not in this document")
+    if index > reachable:
+        raise TaskInputError(f"{label}: segment {index} has not been reached yet")
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise TaskInputError(f"{label}: 'text' must be the selected text")
+    error = span_error(segments[index].text, raw.get("start"), raw.get("end"), text)
+    if error:
+        raise TaskInputError(f"{label}: {error}")
+    return segments[index], raw["start"], raw["end"], text
+
+
+@transaction.atomic
+def annotation_add(*, assignment, data):
+    """Store one error annotation from the worker page; returns (annotation, created).
+
+    `data` is the decoded JSON body: client_id, category, segment, start, end,
+    text, comment, and for a paired category `paired` {segment, start, end, text}.
+    The same client_id again returns the stored annotation (a retried save).
+    """
+    if not isinstance(data, dict):
+        raise TaskInputError("send a JSON object")
+    client_id = data.get("client_id")
+    if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
+        raise TaskInputError("'client_id' must be text of 1 to 64 characters")
+    assignment = _locked_open(assignment)
+    existing = assignment.annotations.filter(client_id=client_id).first()
+    if existing is not None:
+        return existing, False
+    category = assignment.study.taxonomy.categories.filter(key=data.get("category")).first() if (
+        assignment.study.taxonomy_id and isinstance(data.get("category"), str)
+    ) else None  # fmt: skip
+    if category is None:
+        raise TaskInputError(f"category {data.get('category')!r} is not in this study's taxonomy")
+    segments = _segments_by_index(assignment)
+    reachable = furthest_segment(assignment)
+    segment, start, end, text = _span(data, segments, reachable, "span")
+    paired = data.get("paired")
+    if category.is_paired:
+        if paired is None:
+            raise TaskInputError(f"{category.label} is a paired category: also select the earlier span")
+        paired_segment, paired_start, paired_end, paired_text = _span(paired, segments, reachable, "paired span")
+        if paired_segment.index > segment.index:
+            raise TaskInputError("paired span: it must be in the same or an earlier segment")
+    elif paired is not None:
+        raise TaskInputError(f"{category.label} takes one span only, not a paired span")
+    else:
+        paired_segment = paired_start = paired_end = None
+        paired_text = ""
+    comment = data.get("comment") or ""
+    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+        raise TaskInputError(f"'comment' must be text of at most {MAX_COMMENT} characters")
+    try:
+        with transaction.atomic():
+            annotation = ErrorAnnotation.objects.create(
+                assignment=assignment, segment=segment, category=category, start=start, end=end,
+                text=text, paired_segment=paired_segment, paired_start=paired_start,
+                paired_end=paired_end, paired_text=paired_text, comment=comment, client_id=client_id,
+            )  # fmt: skip
+    except IntegrityError:  # the same save raced in from another connection
+        return assignment.annotations.get(client_id=client_id), False
+    _touch(assignment)
+    return annotation, True
+
+
+@transaction.atomic
+def annotation_remove(*, assignment, client_id):
+    """Remove an annotation by its client id; removing one already gone is fine."""
+    assignment = _locked_open(assignment)
+    assignment.annotations.filter(client_id=client_id).delete()
+    _touch(assignment)
+
+
+@transaction.atomic
+def assignment_move(*, assignment, segment):
+    """Go to segment `segment`: back to any seen one, or on to the next."""
+    assignment = _locked_open(assignment)
+    count = assignment.document.segments.count()
+    if not is_whole_number(segment) or not 0 <= segment < count:
+        raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
+    if segment > furthest_segment(assignment) + 1:
+        raise TaskInputError("segments are done in order: finish the current one first")
+    if not assignment.segments_visited:
+        assignment.segments_visited = [assignment.current_segment]
+    if len(assignment.segments_visited) < MAX_VISITS_KEPT:
+        assignment.segments_visited.append(segment)
+    assignment.current_segment = segment
+    _touch(assignment, "current_segment", "segments_visited")
+    return assignment
+
+
+@transaction.atomic
+def assignment_record_activity(*, assignment, seconds):
+    """Add active time reported by the page (at most MAX_ACTIVITY_STEP a report)."""
+    if not is_whole_number(seconds) or seconds < 0:
+        raise TaskInputError("'seconds' must be a whole number of at least 0")
+    assignment = _locked_open(assignment)
+    assignment.active_seconds += min(seconds, MAX_ACTIVITY_STEP)
+    _touch(assignment, "active_seconds")
+    return assignment
+
+
+def new_completion_code():
+    # 80 random bits in base 32: short enough to type, too many to guess.
+    return b32encode(secrets.token_bytes(10)).decode()
+
+
+@transaction.atomic
+def assignment_submit(*, assignment):
+    """Submit the assignment once all segments are done; submitting again changes nothing."""
+    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if locked.status == Assignment.Status.SUBMITTED:
+        return locked
+    locked = _locked_open(locked)
+    last = locked.document.segments.count() - 1
+    if furthest_segment(locked) < last:
+        raise TaskInputError("read every segment before submitting")
+    locked.status = Assignment.Status.SUBMITTED
+    locked.submitted_at = timezone.now()
+    locked.completion_code = new_completion_code()
+    locked.save(update_fields=["status", "submitted_at", "completion_code"])
+    return locked

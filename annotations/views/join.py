@@ -1,0 +1,61 @@
+"""A study's join link for crowd platforms: /join/<join key>/.
+
+Prolific sends PROLIFIC_PID, STUDY_ID and SESSION_ID; Mechanical Turk sends
+workerId, assignmentId, hitId and turkSubmitTo, and assignmentId
+ASSIGNMENT_ID_NOT_AVAILABLE while the worker only previews the HIT.
+"""
+
+import secrets
+
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET
+
+from accounts.models import Worker
+from annotations.services import JoinRefused, assignment_join
+from studies.instructions import instructions_html
+from studies.models import Study
+
+MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+MAX_ID_LENGTH = 200
+
+
+def _param(request, name):
+    return request.GET.get(name, "").strip()[:MAX_ID_LENGTH]
+
+
+def _identity(request, study):
+    """(platform, worker id, platform ids) from the query string, or from the session."""
+    if _param(request, "PROLIFIC_PID"):
+        ids = {key: _param(request, key) for key in ("STUDY_ID", "SESSION_ID") if _param(request, key)}
+        return Worker.Platform.PROLIFIC, _param(request, "PROLIFIC_PID"), ids
+    if _param(request, "workerId"):
+        keys = ("assignmentId", "hitId", "turkSubmitTo")
+        ids = {key: _param(request, key) for key in keys if _param(request, key)}
+        return Worker.Platform.MTURK, _param(request, "workerId"), ids
+    # A plain link: remember an anonymous id in the session so a reload is the same worker.
+    session_key = f"join-{study.pk}"
+    worker_id = request.session.get(session_key) or f"link-{secrets.token_hex(8)}"
+    request.session[session_key] = worker_id
+    return Worker.Platform.LINK, worker_id, {}
+
+
+@require_GET
+def join(request, join_key):
+    study = get_object_or_404(Study, join_key=join_key)
+    if request.GET.get("assignmentId") == MTURK_PREVIEW:
+        categories = study.taxonomy.categories.order_by("order", "key") if study.taxonomy_id else []
+        return render(
+            request,
+            "annotations/join_preview.html",
+            {"study": study, "instructions": instructions_html(study.instructions), "categories": categories},
+        )
+    platform, worker_id, platform_ids = _identity(request, study)
+    try:
+        assignment = assignment_join(
+            study=study, platform=platform, external_id=worker_id, platform_ids=platform_ids
+        )
+    except JoinRefused as refused:
+        return render(
+            request, "annotations/join_refused.html", {"study": study, "message": str(refused)}, status=200
+        )
+    return redirect("task-instructions", token=assignment.token)

@@ -1,0 +1,64 @@
+"""The worker's pages: instructions, the annotation page, completion."""
+
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
+from django.views.decorators.http import require_GET
+
+from annotations import selectors
+from studies.instructions import instructions_html
+
+
+def _assignment_or_404(token):
+    assignment = selectors.task_assignment(token)
+    if assignment is None:
+        raise Http404("There is no task with this link.")
+    return assignment
+
+
+@require_GET
+def instructions(request, token):
+    assignment = _assignment_or_404(token)
+    study = assignment.study
+    categories = study.taxonomy.categories.order_by("order", "key") if study.taxonomy_id else []
+    return render(
+        request,
+        "annotations/task_instructions.html",
+        {
+            "assignment": assignment,
+            "study": study,
+            "instructions": instructions_html(study.instructions),
+            "categories": categories,
+            "urls": selectors.task_urls(token),
+        },
+    )
+
+
+@require_GET
+@ensure_csrf_cookie
+def annotate(request, token):
+    assignment = _assignment_or_404(token)
+    return render(
+        request,
+        "annotations/task_annotate.html",
+        {
+            "assignment": assignment,
+            "study": assignment.study,
+            "task_data": selectors.task_page_data(assignment),
+        },
+    )
+
+
+@require_GET
+def done(request, token):
+    assignment = _assignment_or_404(token)
+    return render(
+        request,
+        "annotations/task_done.html",
+        {
+            "assignment": assignment,
+            "study": assignment.study,
+            "completion": selectors.completion_data(assignment),
+            "urls": selectors.task_urls(token),
+        },
+    )

@@ -43,9 +43,7 @@ def task_annotations(assignment, segment_index_of=None):
         "segment__index", "start", "end", "id"
     )
     return [
-        annotation_data(
-            row, row.segment.index, row.paired_segment.index if row.paired_segment_id else None
-        )
+        annotation_data(row, row.segment.index, row.paired_segment.index if row.paired_segment_id else None)
         for row in rows
     ]
 

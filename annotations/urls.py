@@ -9,9 +9,7 @@ urlpatterns = [
     path("task/<str:token>/done/", pages.done, name="task-done"),
     path("api/task/<str:token>/", api.state, name="task-api-state"),
     path("api/task/<str:token>/annotations/", api.annotations, name="task-api-annotations"),
-    path(
-        "api/task/<str:token>/annotations/<str:client_id>/", api.annotation, name="task-api-annotation"
-    ),
+    path("api/task/<str:token>/annotations/<str:client_id>/", api.annotation, name="task-api-annotation"),
     path("api/task/<str:token>/move/", api.move, name="task-api-move"),
     path("api/task/<str:token>/activity/", api.activity, name="task-api-activity"),
     path("api/task/<str:token>/submit/", api.submit, name="task-api-submit"),

@@ -40,11 +40,9 @@ def assignments_release_stale(*, study, now=None):
     """
     cutoff = (now or timezone.now()) - release_after(study)
     idle = Assignment.objects.filter(study=study, joined=True, status__in=OPEN_STATUSES)
-    return idle.filter(last_activity_at__lt=cutoff).update(
-        status=Assignment.Status.RELEASED
-    ) + idle.filter(last_activity_at__isnull=True, created_at__lt=cutoff).update(
-        status=Assignment.Status.RELEASED
-    )
+    return idle.filter(last_activity_at__lt=cutoff).update(status=Assignment.Status.RELEASED) + idle.filter(
+        last_activity_at__isnull=True, created_at__lt=cutoff
+    ).update(status=Assignment.Status.RELEASED)
 
 
 @transaction.atomic

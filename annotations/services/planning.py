@@ -6,9 +6,8 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from accounts.models import Worker
-from studies.models import Document
-
 from annotations.models import Assignment
+from studies.models import Document
 
 
 class AssignmentPlanError(ValueError):

@@ -103,7 +103,9 @@ def annotation_add(*, assignment, data):
     if category.is_paired:
         if paired is None:
             raise TaskInputError(f"{category.label} is a paired category: also select the earlier span")
-        paired_segment, paired_start, paired_end, paired_text = _span(paired, segments, reachable, "paired span")
+        paired_segment, paired_start, paired_end, paired_text = _span(
+            paired, segments, reachable, "paired span"
+        )
         if paired_segment.index > segment.index:
             raise TaskInputError("paired span: it must be in the same or an earlier segment")
     elif paired is not None:

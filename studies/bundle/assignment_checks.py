@@ -6,7 +6,6 @@ from django.utils.dateparse import parse_datetime
 
 from accounts.models import Worker
 from annotations.models import Assignment
-
 from studies.spans import span_error
 
 from .fields import is_int, unknown_fields

@@ -65,7 +65,9 @@ def test_never_the_same_document_twice_and_k_per_document():
     per_document = Counter(Assignment.objects.values_list("document_id", flat=True))
     assert sorted(per_document.values()) == [2, 2]
     for worker in ["a", "b"]:
-        documents = Assignment.objects.filter(worker__external_id=worker).values_list("document_id", flat=True)
+        documents = Assignment.objects.filter(worker__external_id=worker).values_list(
+            "document_id", flat=True
+        )
         assert len(set(documents)) == len(documents)
     refused = Client().get(join_url(study, PROLIFIC_PID="c"))
     assert b"no document left for you" in refused.content

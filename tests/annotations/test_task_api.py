@@ -22,7 +22,9 @@ def assignment():
 
 def post(client, name, assignment, body, **kwargs):
     data = body if isinstance(body, str | bytes) else json.dumps(body)
-    return client.post(reverse(name, args=[assignment.token]), data, content_type="application/json", **kwargs)
+    return client.post(
+        reverse(name, args=[assignment.token]), data, content_type="application/json", **kwargs
+    )
 
 
 def span(segment=0, start=25, end=29, **extra):
@@ -52,7 +54,10 @@ def test_add_stores_exact_offsets_and_is_idempotent(client, assignment):
         ({**span(), "text": "Bert"}, "text 'Bert' does not match the offsets [25, 29), which hold 'Anna'"),
         ({**span(), "category": "Nope"}, "category 'Nope' is not in this study's taxonomy"),
         ({**span(), "category": "RepE"}, "is a paired category: also select the earlier span"),
-        ({**span(), "paired": {"segment": 0, "start": 0, "end": 7, "text": "Segment"}}, "takes one span only"),
+        (
+            {**span(), "paired": {"segment": 0, "start": 0, "end": 7, "text": "Segment"}},
+            "takes one span only",
+        ),
         ({**span(), "client_id": ""}, "'client_id' must be text"),
         ({**span(), "start": "25"}, "'start' and 'end' must be whole numbers"),
         (span(segment=2), "segment 2 has not been reached yet"),
@@ -84,7 +89,10 @@ def test_paired_annotation_records_the_earlier_segment(client, assignment):
     assert (stored.paired_segment.index, stored.paired_start, stored.paired_end) == (0, 25, 37)
     later = {**body, "client_id": "c2", "segment": 0,
              "paired": {"segment": 1, "start": 25, "end": 37, "text": "Anna met Ben"}}  # fmt: skip
-    assert "same or an earlier segment" in post(client, "task-api-annotations", assignment, later).json()["error"]
+    assert (
+        "same or an earlier segment"
+        in post(client, "task-api-annotations", assignment, later).json()["error"]
+    )
 
 
 def test_another_assignments_token_is_404(client, assignment):

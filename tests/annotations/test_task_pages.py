@@ -16,7 +16,9 @@ HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
 
 
 def test_instructions_render_markdown_safely_with_the_taxonomy(client):
-    study = make_span_study(documents=1, instructions=f"# Read\n\nMark **errors**.\n\n{HOSTILE}\n\n[x](javascript:alert(3))")
+    study = make_span_study(
+        documents=1, instructions=f"# Read\n\nMark **errors**.\n\n{HOSTILE}\n\n[x](javascript:alert(3))"
+    )
     CategoryFactory(taxonomy=study.taxonomy, key="Evil", label=HOSTILE, description=HOSTILE)
     assignment = AssignmentFactory(document=study.documents.get())
     html = client.get(reverse("task-instructions", args=[assignment.token])).content.decode()
@@ -41,7 +43,9 @@ def test_annotation_page_carries_its_data_as_json_only(client):
     assignment = AssignmentFactory(document=segment.document)
     html = client.get(reverse("task-annotate", args=[assignment.token])).content.decode()
     assert "<script>alert(1)</script>" not in html
-    start = html.index('<script id="task-data" type="application/json">') + len('<script id="task-data" type="application/json">')
+    start = html.index('<script id="task-data" type="application/json">') + len(
+        '<script id="task-data" type="application/json">'
+    )
     data = json.loads(html[start : html.index("</script>", start)])
     assert data["segments"][0]["text"] == segment.text
     assert data["api"]["annotations"] == f"/api/task/{assignment.token}/annotations/"
@@ -79,12 +83,18 @@ def annotate(assignment, count):
     segments = list(assignment.document.segments.order_by("index"))
     categories = list(assignment.study.taxonomy.categories.all())
     ErrorAnnotation.objects.bulk_create(
-        ErrorAnnotation(assignment=assignment, segment=segments[n % len(segments)],
-                        category=categories[n % len(categories)], start=0, end=7, text="Segment",
-                        paired_segment=segments[0] if categories[n % len(categories)].is_paired else None,
-                        paired_start=0 if categories[n % len(categories)].is_paired else None,
-                        paired_end=7 if categories[n % len(categories)].is_paired else None,
-                        client_id=f"c{n}")  # fmt: skip
+        ErrorAnnotation(
+            assignment=assignment,
+            segment=segments[n % len(segments)],
+            category=categories[n % len(categories)],
+            start=0,
+            end=7,
+            text="Segment",
+            paired_segment=segments[0] if categories[n % len(categories)].is_paired else None,
+            paired_start=0 if categories[n % len(categories)].is_paired else None,
+            paired_end=7 if categories[n % len(categories)].is_paired else None,
+            client_id=f"c{n}",
+        )  # fmt: skip
         for n in range(count)
     )
 
@@ -94,7 +104,9 @@ def test_annotation_page_query_count_does_not_grow_with_annotations(client):
     for annotations in (5, 200):
         study = make_span_study(documents=1, segments=40)
         assignment = AssignmentFactory(document=study.documents.get())
-        Assignment.objects.filter(pk=assignment.pk).update(current_segment=39, segments_visited=list(range(40)))
+        Assignment.objects.filter(pk=assignment.pk).update(
+            current_segment=39, segments_visited=list(range(40))
+        )
         annotate(assignment, annotations)
         with CaptureQueriesContext(connection) as queries:
             response = client.get(reverse("task-annotate", args=[assignment.token]))

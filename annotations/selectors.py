@@ -8,6 +8,11 @@ from annotations.models import Assignment
 MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
 
+def task_assignment_for_api(token):
+    """The bare assignment of a task token (the API's services lock and load the rest)."""
+    return Assignment.objects.for_token(token).only("pk", "status", "study_id", "document_id").first()
+
+
 def task_assignment(token):
     """The assignment of a task token with what every task page needs, or None."""
     return (

@@ -6,7 +6,7 @@ annotations.
 
 Each simulated worker opens its task page (for the CSRF cookie), then adds
 annotations one after another with a think time between saves (uniform
-0.2-1.0 s: a fast human), removes every fifth one and moves on through the
+1-5 s: a very fast human; real annotators take longer), removes every fifth one and moves on through the
 segments. A second, closed-loop phase (no think time) gives the capacity.
 
     .venv/bin/python bench/task_saves.py [--workers 50] [--saves 30]
@@ -162,8 +162,8 @@ def main():
             except OSError:
                 time.sleep(0.1)
         print(f"gunicorn: 2 sync workers; PostgreSQL; {args.workers} simulated workers x {args.saves} saves")
-        results, seconds = run_phase(tokens, args.saves, think=(0.2, 1.0))
-        describe("paced (think time 0.2-1.0 s)", results, seconds)
+        results, seconds = run_phase(tokens, args.saves, think=(1.0, 5.0))
+        describe("paced (think time 1-5 s)", results, seconds)
         results, seconds = run_phase(tokens, args.saves // 3, think=None)
         describe("closed loop (no think time, capacity)", results, seconds)
 

@@ -8,10 +8,11 @@ repeat it (adds carry a client-made id).
 import secrets
 from base64 import b32encode
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import Assignment, ErrorAnnotation
+from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
 MAX_COMMENT = 2000
@@ -28,7 +29,7 @@ class TaskClosed(Exception):
 
 
 def _locked_open(assignment):
-    locked = Assignment.objects.select_for_update().select_related("study", "document").get(pk=assignment.pk)
+    locked = Assignment.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.pk)
     if locked.status == Assignment.Status.SUBMITTED:
         raise TaskClosed("This assignment is already submitted; it can no longer change.")
     if locked.status == Assignment.Status.RELEASED:
@@ -53,8 +54,14 @@ def furthest_segment(assignment):
     return max([assignment.current_segment, *assignment.segments_visited])
 
 
-def _segments_by_index(assignment):
-    return {segment.index: segment for segment in assignment.document.segments.all()}
+def _segments_by_index(assignment, data):
+    """The segments a request names (not the whole document: saves stay cheap)."""
+    wanted = [data.get("segment")]
+    if isinstance(data.get("paired"), dict):
+        wanted.append(data["paired"].get("segment"))
+    wanted = [index for index in wanted if is_whole_number(index)]
+    segments = Segment.objects.filter(document_id=assignment.document_id, index__in=wanted)
+    return {segment.index: segment for segment in segments.only("id", "index", "text")}
 
 
 def _span(raw, segments, reachable, label):
@@ -96,7 +103,7 @@ def annotation_add(*, assignment, data):
     ) else None  # fmt: skip
     if category is None:
         raise TaskInputError(f"category {data.get('category')!r} is not in this study's taxonomy")
-    segments = _segments_by_index(assignment)
+    segments = _segments_by_index(assignment, data)
     reachable = furthest_segment(assignment)
     segment, start, end, text = _span(data, segments, reachable, "span")
     paired = data.get("paired")
@@ -116,15 +123,13 @@ def annotation_add(*, assignment, data):
     comment = data.get("comment") or ""
     if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
         raise TaskInputError(f"'comment' must be text of at most {MAX_COMMENT} characters")
-    try:
-        with transaction.atomic():
-            annotation = ErrorAnnotation.objects.create(
-                assignment=assignment, segment=segment, category=category, start=start, end=end,
-                text=text, paired_segment=paired_segment, paired_start=paired_start,
-                paired_end=paired_end, paired_text=paired_text, comment=comment, client_id=client_id,
-            )  # fmt: skip
-    except IntegrityError:  # the same save raced in from another connection
-        return assignment.annotations.get(client_id=client_id), False
+    # The assignment row lock serialises this worker's saves, so the client_id
+    # check above cannot race with another insert of the same annotation.
+    annotation = ErrorAnnotation.objects.create(
+        assignment=assignment, segment=segment, category=category, start=start, end=end,
+        text=text, paired_segment=paired_segment, paired_start=paired_start,
+        paired_end=paired_end, paired_text=paired_text, comment=comment, client_id=client_id,
+    )  # fmt: skip
     _touch(assignment)
     return annotation, True
 
@@ -141,7 +146,7 @@ def annotation_remove(*, assignment, client_id):
 def assignment_move(*, assignment, segment):
     """Go to segment `segment`: back to any seen one, or on to the next."""
     assignment = _locked_open(assignment)
-    count = assignment.document.segments.count()
+    count = Segment.objects.filter(document_id=assignment.document_id).count()
     if not is_whole_number(segment) or not 0 <= segment < count:
         raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
     if segment > furthest_segment(assignment) + 1:
@@ -178,7 +183,7 @@ def assignment_submit(*, assignment):
     if locked.status == Assignment.Status.SUBMITTED:
         return locked
     locked = _locked_open(locked)
-    last = locked.document.segments.count() - 1
+    last = Segment.objects.filter(document_id=locked.document_id).count() - 1
     if furthest_segment(locked) < last:
         raise TaskInputError("read every segment before submitting")
     locked.status = Assignment.Status.SUBMITTED

@@ -35,7 +35,10 @@ def task_api(*methods):
         @require_http_methods(list(methods))
         @wraps(view)
         def wrapper(request, token, *args, **kwargs):
-            assignment = selectors.task_assignment(token)
+            assignment = (
+                selectors.task_assignment(token) if request.method == "GET"
+                else selectors.task_assignment_for_api(token)
+            )  # fmt: skip
             if assignment is None:
                 return error(404, "There is no task with this link.")
             body = None

@@ -1,0 +1,37 @@
+/**
+ * Keys: a category's shortcut chooses it, n / p (or the right / left arrows)
+ * move between segments (n on
+ * the last one opens Submit), Escape cancels the annotation being built.
+ * While the worker types in the comment, letters are text: only Escape and
+ * Ctrl+Enter (Add) act there. Enter and Space on a focused button are the
+ * browser's own.
+ */
+
+export function attachKeyboard(state, dialog, actions) {
+  const shortcuts = new Map(state.categories.filter((c) => c.shortcut).map((c) => [c.shortcut, c]));
+  document.addEventListener("keydown", (event) => {
+    if (dialog.open || event.defaultPrevented) return; // the dialog handles its own keys
+    const typing = event.target.closest?.("textarea, input, select, [contenteditable]");
+    if (event.key === "Escape") {
+      if (state.pendingStarted) actions.cancel();
+      if (typing) event.target.blur();
+      return;
+    }
+    if (typing) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        actions.add();
+      }
+      return;
+    }
+    if (state.readOnly || event.ctrlKey || event.metaKey || event.altKey || event.repeat) return;
+    // A category's own key wins over n / p, should a taxonomy use those letters.
+    const category = shortcuts.get(event.key) ?? shortcuts.get(event.key.toLowerCase());
+    // The arrows always move, even when a taxonomy takes n or p as a category key.
+    const moves = { n: actions.next, p: actions.previous, ArrowRight: actions.next, ArrowLeft: actions.previous };
+    const action = category && event.key.length === 1 ? () => actions.chooseCategory(category.key) : moves[event.key];
+    if (!action) return;
+    event.preventDefault();
+    action();
+  });
+}

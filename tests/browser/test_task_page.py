@@ -399,3 +399,17 @@ def test_screenshot_of_a_worked_page(page, live_server):
     category(page, "RepE").click()
     page.screenshot(path="/tmp/task.png", full_page=True)
     expect(rows(page)).to_have_count(4)
+
+
+def test_prolific_worker_is_sent_to_the_completion_url_after_submit(page, live_server):
+    # The study's completion URL stands in for Prolific's (no outside network here).
+    completion_url = f"{live_server.url}/admin/login/?cc=PROLIFIC-DONE"
+    assignment = make_task(texts=TEXTS[:1], config={"prolific_completion_url": completion_url},
+                           worker__platform="prolific")  # fmt: skip
+    open_task(page, live_server, assignment)
+    page.click("#submit")
+    page.click("#submit-confirm")
+    expect(page.locator("#return-to-platform")).to_have_attribute("href", completion_url)
+    page.wait_for_url(completion_url, timeout=10_000)
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED

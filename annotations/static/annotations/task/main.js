@@ -5,6 +5,7 @@
  */
 
 import { fetchState, reportActivity, SaveQueue } from "./api.js";
+import { safeHttpUrl } from "./dom.js";
 import { startActivityClock } from "./activity.js";
 import { attachCue } from "./cue.js";
 import { buildCategories, renderClosed, renderList, renderNav, renderPending } from "./panels.js";
@@ -44,6 +45,8 @@ function say(message, { error = false } = {}) {
   els.message.classList.toggle("error", error);
 }
 
+const REDIRECT_DELAY_MS = 3000;
+
 // --- saving ------------------------------------------------------------------
 
 const queue = new SaveQueue(data.token, data.api, {
@@ -57,7 +60,13 @@ const queue = new SaveQueue(data.token, data.api, {
     }
     els.saveWarning.hidden = true;
     render();
-    if (op.kind === "submit") els.completion.focus();
+    if (op.kind === "submit") {
+      els.completion.focus();
+      // Prolific wants the worker back on its completion URL: go there after
+      // a moment to read the code (the link stays for a blocked redirect).
+      const target = result.completion?.redirect_url ? safeHttpUrl(result.completion.redirect_url) : null;
+      if (target) setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
+    }
   },
   onRejected(op, message) {
     say(`Not saved: ${message}`, { error: true });

@@ -9,6 +9,7 @@ RESEARCHER_MODELS = {
     "studies": ["study", "taxonomy", "category", "document", "segment"],
     "annotations": ["assignment", "errorannotation"],
     "accounts": ["worker", "studymembership"],
+    "reports": ["report"],
 }
 
 

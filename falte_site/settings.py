@@ -41,6 +41,7 @@ INSTALLED_APPS = [
     "accounts",
     "studies",
     "annotations",
+    "reports",
 ]
 
 MIDDLEWARE = [
@@ -109,7 +110,13 @@ CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TASK_SERIALIZER = "json"
+# A running report whose job gave no sign of life for this long is sent again.
+REPORT_STALE_SECONDS = env.int("REPORT_STALE_SECONDS", default=120)
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-reports": {"task": "reports.tasks.reports_requeue_stale_task", "schedule": 60.0},
+}
 CELERY_ACCEPT_CONTENT = ["json"]
 
 CSRF_FAILURE_VIEW = "falte_site.views.csrf_failure"

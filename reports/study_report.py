@@ -1,0 +1,17 @@
+"""The report of one study as JSON-ready data: the same for the job and the command."""
+
+from reports.loading import span_study_for
+from reports.metrics.spans import span_report
+from studies.models import Study
+
+
+def study_report_data(study, progress=None):
+    """Compute the report of `study` (DESIGN.md "Report JSON"; docs/reports.md)."""
+    progress = progress or (lambda fraction: None)
+    header = {"study": study.slug, "protocol": study.protocol}
+    if study.protocol != Study.Protocol.SPAN:
+        return {**header, "error": f"reports for {study.protocol} studies are not available yet"}
+    data = span_study_for(study)
+    progress(0.2)
+    result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction))
+    return {**header, **result}

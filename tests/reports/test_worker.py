@@ -1,0 +1,125 @@
+"""A real `celery -A falte_site worker` against Redis and PostgreSQL (CI's PostgreSQL run).
+
+The report is requested through the researcher's admin button, the worker
+process picks the job from Redis, and a second test kills the worker
+mid-job and shows the report still completes.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+from django.urls import reverse
+
+from falte_site.celery import app as celery_app
+from reports.models import Report
+from studies.services import study_import_bundle
+from tests.reports.span_bundle import write_span_bundle
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(settings.BASE_DIR)
+
+
+@pytest.fixture
+def broker_queue():
+    """A fresh queue on the real broker; refuses to run eagerly or without PostgreSQL."""
+    if connection.vendor != "postgresql" or not settings.CELERY_BROKER_URL:
+        if os.environ.get("EXPECT_BROKER") == "redis":
+            pytest.fail("CI's PostgreSQL run must have DATABASE_URL on PostgreSQL and the broker on Redis")
+        pytest.skip(
+            "needs DATABASE_URL=postgres://... and CELERY_BROKER_URL=redis://... (CI's PostgreSQL run)"
+        )
+    queue = f"test-reports-{uuid.uuid4().hex[:8]}"
+    before = (celery_app.conf.task_always_eager, celery_app.conf.task_default_queue)
+    celery_app.conf.task_always_eager = False
+    celery_app.conf.task_default_queue = queue
+    yield queue
+    celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = before
+
+
+def start_worker(queue, **extra_env):
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = dict(os.environ, DATABASE_URL=url, CELERY_TASK_DEFAULT_QUEUE=queue,
+               DJANGO_SETTINGS_MODULE="falte_site.test_settings", **extra_env)  # fmt: skip
+    return subprocess.Popen(
+        [str(Path(sys.executable).parent / "celery"), "-A", "falte_site", "worker", "--loglevel", "INFO",
+         "--concurrency", "1", "--queues", queue, "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+
+
+def stop(worker, sig=signal.SIGTERM):
+    if worker.poll() is None:
+        os.killpg(worker.pid, sig)
+        worker.wait(timeout=30)
+
+
+def wait_for(predicate, timeout, step=0.05):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
+
+
+def request_report(client, study):
+    response = client.post(reverse("admin:reports_report_request", args=[study.pk]))
+    assert response.status_code == 302
+    return Report.objects.get(study=study)
+
+
+def test_a_worker_process_computes_a_requested_report(client, researcher, tmp_path, broker_queue):
+    study = study_import_bundle(directory=write_span_bundle(tmp_path, slug="worker"), user=researcher).study
+    client.force_login(researcher)
+    worker = start_worker(broker_queue)
+    try:
+        report = request_report(client, study)
+        assert wait_for(
+            lambda: Report.objects.get(pk=report.pk).status == Report.Status.DONE, timeout=90, step=0.2
+        )
+    finally:
+        stop(worker)
+    report.refresh_from_db()
+    assert report.attempts == 1 and report.result["study"] == "worker"
+    page = client.get(reverse("admin:reports_report_change", args=[report.pk])).content.decode()
+    assert 'id="categories-table"' in page
+
+
+def test_a_worker_killed_mid_job_does_not_leave_the_report_stuck(
+    client, researcher, tmp_path, broker_queue, settings
+):
+    settings.REPORT_STALE_SECONDS = 3
+    bundle = write_span_bundle(tmp_path, slug="killed", documents=300, segments=20, spans=12)
+    study = study_import_bundle(directory=bundle, user=researcher).study
+    client.force_login(researcher)
+    first = start_worker(broker_queue)
+    try:
+        report = request_report(client, study)
+        assert wait_for(lambda: Report.objects.get(pk=report.pk).status == Report.Status.RUNNING, timeout=90)
+    finally:
+        stop(first, signal.SIGKILL)  # the whole worker, main process and child, mid-job
+    assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
+
+    second = start_worker(broker_queue, REPORT_STALE_SECONDS="3")
+    try:
+        # The researcher keeps the report page open; it revives the job once
+        # the dead worker's heartbeat is older than REPORT_STALE_SECONDS.
+        def finished():
+            client.get(reverse("admin:reports_report_change", args=[report.pk]))
+            return Report.objects.get(pk=report.pk).status == Report.Status.DONE
+
+        assert wait_for(finished, timeout=120, step=0.5)
+    finally:
+        stop(second)
+    report.refresh_from_db()
+    assert report.attempts == 2, "the job must have been started twice: killed once, then finished"
+    assert report.result["study"] == "killed"

@@ -43,6 +43,7 @@ class StudyMembership(models.Model):
     class Role(models.TextChoices):
         RESEARCHER = "researcher", "Researcher"
         ANALYST = "analyst", "Analyst"
+        EXPERT = "expert", "Expert (annotates gold)"
 
     study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(

@@ -54,6 +54,10 @@ class Assignment(models.Model):
     joined = models.BooleanField(
         default=False, help_text="Taken through the study's join link (released when idle)."
     )
+    score = models.JSONField(
+        null=True, blank=True, help_text="Scores against gold (qualification and attention documents)."
+    )
+    flagged = models.BooleanField(default=False, help_text="Failed an attention check.")
     platform_ids = models.JSONField(
         default=dict, blank=True, help_text="e.g. STUDY_ID, SESSION_ID, assignmentId, hitId."
     )

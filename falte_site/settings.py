@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "studies",
     "annotations",
     "reports",
+    "qualification",
 ]
 
 MIDDLEWARE = [

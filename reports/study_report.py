@@ -1,5 +1,6 @@
 """The report of one study as JSON-ready data: the same for the job and the command."""
 
+from qualification.selectors import qualification_report
 from reports.loading import span_study_for
 from reports.metrics.spans import span_report
 from studies.models import Study
@@ -14,4 +15,7 @@ def study_report_data(study, progress=None):
     data = span_study_for(study)
     progress(0.2)
     result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction))
+    qualification = qualification_report(study)
+    if qualification is not None:
+        result["qualification"] = qualification
     return {**header, **result}

@@ -13,6 +13,8 @@ from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import Assignment
+from qualification.models import Qualification
+from qualification.services import worker_is_qualified
 from studies.models import Document, Study
 
 DEFAULT_RELEASE_AFTER_MINUTES = 60
@@ -58,17 +60,38 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None):
     worker, _ = Worker.objects.get_or_create(
         platform=platform, external_id=external_id or f"anon-{secrets.token_hex(8)}"
     )
-    mine = Assignment.objects.filter(study=study, worker=worker, kind=Assignment.Kind.MAIN)
+    if not worker_is_qualified(study=study, worker=worker):
+        raise JoinRefused(
+            "unqualified",
+            "This study is open to workers who passed its qualification task. "
+            "Thank you for your interest; you have not been approved for it (yet).",
+        )
+    round_ = Qualification.objects.filter(study=study).exists()
+    kind = Assignment.Kind.QUALIFICATION if round_ else Assignment.Kind.MAIN
+    mine = Assignment.objects.filter(study=study, worker=worker, kind=kind)
     current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
     if current is not None:
         return current
     assignments_release_stale(study=study)
-    taken = mine.exclude(status=Assignment.Status.RELEASED).count()
-    if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:
-        raise JoinRefused("limit", "You have done as many documents of this study as it allows. Thank you!")
     had = set(mine.values_list("document_id", flat=True))
+    if round_:
+        document_id = _next_qualification_document(study, had)
+    else:
+        taken = mine.exclude(status=Assignment.Status.RELEASED).count()
+        if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:
+            raise JoinRefused(
+                "limit", "You have done as many documents of this study as it allows. Thank you!"
+            )
+        document_id = _attention_document(study, mine, had) or _next_main_document(study, had)
+    return Assignment.objects.create(
+        study=study, document_id=document_id, worker=worker, kind=kind, joined=True,
+        platform_ids=platform_ids or {},
+    )  # fmt: skip
+
+
+def _next_main_document(study, had):
     active = Counter(
-        Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
+        Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
         .exclude(status=Assignment.Status.RELEASED)
         .values_list("document_id", flat=True)
     )
@@ -81,8 +104,32 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None):
     if not free:
         raise JoinRefused("full", "There is no document left for you in this study. Thank you!")
     # Fill the documents with the fewest annotators first, in bundle order.
-    document_id = min(free, key=lambda pk: active[pk])
-    return Assignment.objects.create(
-        study=study, document_id=document_id, worker=worker, joined=True,
-        platform_ids=platform_ids or {},
-    )  # fmt: skip
+    return min(free, key=lambda pk: active[pk])
+
+
+def _next_qualification_document(study, had):
+    """A qualification round gives every candidate each qualification document, in order."""
+    for document_id in (
+        study.documents.filter(kind=Document.Kind.QUALIFICATION)
+        .order_by("position", "id")
+        .values_list("id", flat=True)
+    ):
+        if document_id not in had:
+            return document_id
+    raise JoinRefused("done", "You have done every document of this qualification task. Thank you!")
+
+
+def _attention_document(study, mine, had):
+    """Every `attention_every` main documents, an attention check the worker has not had."""
+    every = study.config.get("attention_every")
+    if not every:
+        return None
+    done = mine.filter(status=Assignment.Status.SUBMITTED)
+    main_done = done.filter(document__kind=Document.Kind.MAIN).count()
+    checks_had = done.filter(document__kind=Document.Kind.ATTENTION).count()
+    if main_done < every * (checks_had + 1):
+        return None
+    checks = (
+        study.documents.filter(kind=Document.Kind.ATTENTION).exclude(id__in=had).order_by("position", "id")
+    )
+    return checks.values_list("id", flat=True).first()

@@ -190,4 +190,7 @@ def assignment_submit(*, assignment):
     locked.submitted_at = timezone.now()
     locked.completion_code = new_completion_code()
     locked.save(update_fields=["status", "submitted_at", "completion_code"])
+    from qualification.services import assignment_scored  # scoring reads annotations; no import cycle
+
+    assignment_scored(assignment=locked)
     return locked

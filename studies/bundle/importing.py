@@ -72,6 +72,12 @@ def import_bundle(directory, *, locate=False, user=None):
     problems.raise_if_any(located.summary() if located else "")
 
     study = write_study(spec, documents, assignments, user=user)
+    if assignments:
+        from qualification.services import (
+            qualification_score_study,  # scores imported work like submitted work
+        )
+
+        qualification_score_study(study=study)
     return ImportResult(
         study=study,
         documents=len(documents),

@@ -1,0 +1,122 @@
+"""Writes of the qualification workflow: scores, decisions, expert assignments."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import StudyMembership, Worker
+from annotations.models import Assignment
+from studies.models import Document
+
+from .models import Qualification, QualificationResult
+from .scoring import score_assignments, suggested_decision
+
+DEFAULT_ATTENTION_MIN_F1 = 0.5
+
+
+def _categories(study):
+    if not study.taxonomy_id:
+        return []
+    return [(key, kind == "paired") for key, kind in study.taxonomy.categories.values_list("key", "kind")]
+
+
+def _submitted(queryset):
+    return queryset.filter(status=Assignment.Status.SUBMITTED).select_related("document")
+
+
+@transaction.atomic
+def qualification_result_update(*, qualification, worker):
+    """(Re)score a candidate over every qualification document they submitted."""
+    assignments = list(
+        _submitted(
+            Assignment.objects.filter(
+                study=qualification.study, worker=worker, kind=Assignment.Kind.QUALIFICATION
+            )
+        )
+    )
+    scores = score_assignments(assignments, _categories(qualification.study)) or {}
+    result, _ = QualificationResult.objects.get_or_create(qualification=qualification, worker=worker)
+    result.scores = scores
+    result.suggested = suggested_decision(scores, qualification.thresholds or {})
+    result.documents = len(assignments)
+    result.active_seconds = sum(a.active_seconds for a in assignments)
+    result.save(update_fields=["scores", "suggested", "documents", "active_seconds", "updated_at"])
+    return result
+
+
+def assignment_scored(*, assignment):
+    """After a submit: score qualification work and attention checks against gold."""
+    study = assignment.study
+    if assignment.kind == Assignment.Kind.QUALIFICATION:
+        qualification = Qualification.objects.filter(study=study).first()
+        if qualification is not None:
+            qualification_result_update(qualification=qualification, worker=assignment.worker)
+    elif assignment.document.kind == Document.Kind.ATTENTION and assignment.kind == Assignment.Kind.MAIN:
+        score = score_assignments([assignment], _categories(study))
+        assignment.score = score
+        threshold = study.config.get("attention_min_f1", DEFAULT_ATTENTION_MIN_F1)
+        assignment.flagged = bool(score) and (score["macro_f1"] or 0.0) < threshold
+        assignment.save(update_fields=["score", "flagged"])
+
+
+@transaction.atomic
+def qualification_score_study(*, study):
+    """Score everything scorable in a study (after an import): candidates and attention checks."""
+    submitted = _submitted(Assignment.objects.filter(study=study))
+    if submitted.filter(kind=Assignment.Kind.QUALIFICATION).exists():
+        qualification, _ = Qualification.objects.get_or_create(
+            study=study, defaults={"slug": study.slug, "title": study.title}
+        )
+        for worker in Worker.objects.filter(
+            assignments__in=submitted.filter(kind=Assignment.Kind.QUALIFICATION)
+        ).distinct():
+            qualification_result_update(qualification=qualification, worker=worker)
+    for assignment in submitted.filter(kind=Assignment.Kind.MAIN, document__kind=Document.Kind.ATTENTION):
+        assignment_scored(assignment=assignment)
+
+
+@transaction.atomic
+def qualification_decide(*, results, status, user, message=None):
+    """Approve or reject candidates; an optional message replaces theirs."""
+    fields = {"status": status, "decided_by": user, "decided_at": timezone.now()}
+    if message is not None:
+        fields["message"] = message
+    return QualificationResult.objects.filter(pk__in=[r.pk for r in results]).update(**fields)
+
+
+def worker_is_qualified(*, study, worker):
+    """True when the worker is approved in every qualification the study requires."""
+    required = list(study.required_qualifications.values_list("pk", flat=True))
+    if not required:
+        return True
+    approved = QualificationResult.objects.filter(
+        qualification__in=required, worker=worker, status=QualificationResult.Status.APPROVED
+    ).count()
+    return approved == len(required)
+
+
+@transaction.atomic
+def expert_assignments_generate(*, study):
+    """Gold assignments for every expert member on the documents that need gold.
+
+    Those are the qualification and attention documents, or every document of
+    a study that has none of those. Returns the new assignments.
+    """
+    documents = study.documents.filter(kind__in=[Document.Kind.QUALIFICATION, Document.Kind.ATTENTION])
+    if not documents.exists():
+        documents = study.documents.all()
+    created = []
+    experts = StudyMembership.objects.filter(study=study, role=StudyMembership.Role.EXPERT).select_related(
+        "user"
+    )
+    for membership in experts:
+        worker, _ = Worker.objects.get_or_create(
+            platform=Worker.Platform.EXPERT, external_id=membership.user.get_username(),
+            defaults={"user": membership.user},
+        )  # fmt: skip
+        for document in documents:
+            assignment, made = Assignment.objects.get_or_create(
+                study=study, document=document, worker=worker, kind=Assignment.Kind.GOLD
+            )
+            if made:
+                created.append(assignment)
+    return created

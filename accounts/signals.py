@@ -10,6 +10,7 @@ RESEARCHER_MODELS = {
     "annotations": ["assignment", "errorannotation"],
     "accounts": ["worker", "studymembership"],
     "reports": ["report"],
+    "qualification": ["qualification", "qualificationresult"],
 }
 
 

@@ -18,9 +18,18 @@ TEXT_SHOWN = 80
 
 @admin.register(Assignment)
 class AssignmentAdmin(StudyScopedAdmin):
-    list_display = ["worker_id_", "document", "study", "kind", "status", "submitted_at", "active_seconds"]
+    list_display = [
+        "worker_id_",
+        "document",
+        "study",
+        "kind",
+        "status",
+        "submitted_at",
+        "active_seconds",
+        "flagged",
+    ]
     list_select_related = ["study", "document", "worker"]
-    list_filter = [StudyListFilter, "status", "kind"]
+    list_filter = [StudyListFilter, "status", "kind", "flagged"]
     search_fields = ["worker__external_id", "document__external_id"]
     fields = [
         "study",

@@ -124,3 +124,15 @@ def task_page_data(assignment):
         "activity_interval_seconds": getattr(settings, "TASK_ACTIVITY_INTERVAL_SECONDS", 15),
         **task_state(assignment),
     }
+
+
+def feedback_url(assignment):
+    """The candidate's feedback page, once a qualification assignment is submitted."""
+    if assignment.kind != Assignment.Kind.QUALIFICATION or assignment.status != Assignment.Status.SUBMITTED:
+        return None
+    from qualification.models import QualificationResult
+
+    result = QualificationResult.objects.filter(
+        qualification__study=assignment.study, worker=assignment.worker
+    ).first()
+    return reverse("qualification-feedback", args=[result.feedback_token]) if result else None

@@ -60,5 +60,6 @@ def done(request, token):
             "study": assignment.study,
             "completion": selectors.completion_data(assignment),
             "urls": selectors.task_urls(token),
+            "feedback_url": selectors.feedback_url(assignment),
         },
     )

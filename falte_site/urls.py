@@ -5,4 +5,5 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("", include("annotations.urls")),
     path("", include("qualification.urls")),
+    path("api/", include("api.urls")),
 ]

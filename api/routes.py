@@ -1,0 +1,5 @@
+"""Registered API resources."""
+
+from rest_framework.routers import DefaultRouter
+
+router = DefaultRouter()

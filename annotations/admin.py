@@ -8,7 +8,9 @@ edits their status; annotations are the workers' own and are read-only here.
 from django.conf import settings
 from django.contrib import admin
 from django.utils.html import format_html
+from import_export.admin import ExportMixin
 
+from exports.resources import EXPORT_FORMATS, AssignmentResource, ErrorAnnotationResource
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
 
 from .models import Assignment, ErrorAnnotation
@@ -17,7 +19,10 @@ TEXT_SHOWN = 80
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(StudyScopedAdmin):
+class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
+    resource_classes = [AssignmentResource]
+    formats = EXPORT_FORMATS
+
     list_display = [
         "worker_id_",
         "document",
@@ -87,7 +92,10 @@ class AssignmentAdmin(StudyScopedAdmin):
 
 
 @admin.register(ErrorAnnotation)
-class ErrorAnnotationAdmin(StudyScopedAdmin):
+class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
+    resource_classes = [ErrorAnnotationResource]
+    formats = EXPORT_FORMATS
+
     study_path = "assignment__study"
     list_display = [
         "study",

@@ -7,7 +7,9 @@ from django.db.models.functions import Coalesce
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from import_export.admin import ExportMixin
 
+from exports.resources import EXPORT_FORMATS, DocumentResource
 from studies.models import Document, Segment
 
 from .preview import document_preview_html
@@ -15,7 +17,10 @@ from .scoping import StudyListFilter, StudyScopedAdmin
 
 
 @admin.register(Document)
-class DocumentAdmin(StudyScopedAdmin):
+class DocumentAdmin(ExportMixin, StudyScopedAdmin):
+    resource_classes = [DocumentResource]
+    formats = EXPORT_FORMATS
+
     list_display = ["external_id", "study", "kind", "system", "input_id", "segment_count", "preview_link"]
     list_select_related = ["study"]
     list_filter = [StudyListFilter, "kind", "system"]

@@ -1,0 +1,101 @@
+"""Downloads for analysts and researchers: annotation tables, study bundles, export jobs.
+
+Token (scripts) or session (browser) authentication, like the REST API. A
+study outside the user's memberships is a 404; platform ids (e.g.
+PROLIFIC_PID) are included only for the study's researchers.
+"""
+
+import io
+import tempfile
+import zipfile
+from pathlib import Path
+
+from django.conf import settings
+from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from studies.models import Study
+from studies.services import study_export_bundle
+
+from .models import Export
+from .rows import csv_lines, jsonl_lines, row_count
+from .services import export_request
+
+CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
+WRITERS = {"csv": csv_lines, "jsonl": jsonl_lines}
+
+
+def export_data(export):
+    return {
+        "id": export.pk, "study": export.study_id, "format": export.format, "status": export.status,
+        "rows": export.rows, "error": export.error,
+        "download": reverse("export-download", args=[export.pk]) if export.status == Export.Status.DONE else None,
+        "created_at": export.created_at, "finished_at": export.finished_at,
+    }  # fmt: skip
+
+
+class StudyDownload(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def study(self, request, study_id):
+        return get_object_or_404(Study.objects.for_user(request.user), pk=study_id)
+
+
+class AnnotationTable(StudyDownload):
+    """GET /api/exports/studies/<id>/annotations.<csv|jsonl>: streamed, or a job when large."""
+
+    def get(self, request, study_id, file_format):
+        study, format = self.study(request, int(study_id)), file_format
+        with_ids = Study.objects.managed_by(request.user).filter(pk=study.pk).exists()
+        if (
+            row_count(study) > settings.EXPORT_STREAM_MAX_ROWS
+            or request.query_params.get("background") == "1"
+        ):
+            export = export_request(study=study, user=request.user, format=format, with_platform_ids=with_ids)
+            return Response(export_data(export), status=202)
+        response = StreamingHttpResponse(
+            WRITERS[format](study, with_platform_ids=with_ids), content_type=CONTENT_TYPES[format]
+        )
+        response["Content-Disposition"] = f'attachment; filename="{study.slug}-annotations.{format}"'
+        return response
+
+
+class StudyBundle(StudyDownload):
+    """GET /api/exports/studies/<id>/bundle.zip: the study bundle (DESIGN.md), zipped."""
+
+    def get(self, request, study_id):
+        study = self.study(request, study_id)
+        buffer = io.BytesIO()
+        with tempfile.TemporaryDirectory(prefix="bundle-export-") as directory:
+            study_export_bundle(study=study, directory=directory)
+            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+                for path in sorted(Path(directory).iterdir()):
+                    archive.write(path, f"{study.slug}/{path.name}")
+        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+        response["Content-Disposition"] = f'attachment; filename="{study.slug}-bundle.zip"'
+        return response
+
+
+class ExportJob(APIView):
+    """GET /api/exports/jobs/<id>/: a background export's status (the requester's own)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request, export_id):
+        return Response(export_data(get_object_or_404(Export.objects.for_user(request.user), pk=export_id)))
+
+
+class ExportDownload(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request, export_id):
+        export = get_object_or_404(Export.objects.for_user(request.user), pk=export_id)
+        if export.status != Export.Status.DONE:
+            raise Http404("This export is not ready.")
+        path = Path(settings.MEDIA_ROOT) / export.file
+        return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name,  # noqa: SIM115
+                            content_type=CONTENT_TYPES[export.format])  # fmt: skip

@@ -14,6 +14,9 @@ from django.conf import settings
 from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -38,6 +41,22 @@ def export_data(export):
     }  # fmt: skip
 
 
+EXPORT_JOB = inline_serializer(
+    "ExportJob",
+    {
+        "id": serializers.IntegerField(),
+        "study": serializers.IntegerField(),
+        "format": serializers.ChoiceField(choices=Export.Format.choices),
+        "status": serializers.ChoiceField(choices=Export.Status.choices),
+        "rows": serializers.IntegerField(),
+        "error": serializers.CharField(),
+        "download": serializers.CharField(allow_null=True),
+        "created_at": serializers.DateTimeField(),
+        "finished_at": serializers.DateTimeField(allow_null=True),
+    },
+)
+
+
 class StudyDownload(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -48,6 +67,15 @@ class StudyDownload(APIView):
 class AnnotationTable(StudyDownload):
     """GET /api/exports/studies/<id>/annotations.<csv|jsonl>: streamed, or a job when large."""
 
+    @extend_schema(
+        operation_id="export_annotations",
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="the table, streamed"),
+            (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR),
+            202: OpenApiResponse(EXPORT_JOB, description="too large to stream: a background job"),
+            404: OpenApiResponse(description="not a study of yours"),
+        },
+    )
     def get(self, request, study_id, file_format):
         study, format = self.study(request, int(study_id)), file_format
         with_ids = Study.objects.managed_by(request.user).filter(pk=study.pk).exists()
@@ -67,6 +95,7 @@ class AnnotationTable(StudyDownload):
 class StudyBundle(StudyDownload):
     """GET /api/exports/studies/<id>/bundle.zip: the study bundle (DESIGN.md), zipped."""
 
+    @extend_schema(operation_id="export_bundle", responses={(200, "application/zip"): OpenApiTypes.BINARY})
     def get(self, request, study_id):
         study = self.study(request, study_id)
         buffer = io.BytesIO()
@@ -85,6 +114,7 @@ class ExportJob(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(operation_id="export_job", responses={200: EXPORT_JOB})
     def get(self, request, export_id):
         return Response(export_data(get_object_or_404(Export.objects.for_user(request.user), pk=export_id)))
 
@@ -92,6 +122,7 @@ class ExportJob(APIView):
 class ExportDownload(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(operation_id="export_download", responses={(200, "text/csv"): OpenApiTypes.BINARY})
     def get(self, request, export_id):
         export = get_object_or_404(Export.objects.for_user(request.user), pk=export_id)
         if export.status != Export.Status.DONE:

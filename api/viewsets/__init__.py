@@ -1,0 +1,14 @@
+"""The API's viewsets, registered in api/routes.py."""
+
+from .reports import ReportViewSet
+from .studies import DocumentViewSet, StudyViewSet, TaxonomyViewSet
+from .work import AssignmentViewSet, ErrorAnnotationViewSet
+
+__all__ = [
+    "AssignmentViewSet",
+    "DocumentViewSet",
+    "ErrorAnnotationViewSet",
+    "ReportViewSet",
+    "StudyViewSet",
+    "TaxonomyViewSet",
+]

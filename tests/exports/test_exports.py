@@ -142,3 +142,24 @@ def test_admin_export_of_annotations_with_filters(client, study, researcher):
     assert response.status_code == 200, response.content[:500]
     text = response.content.decode()
     assert "Miss Sessions" in text and "PROLIFIC" not in text
+
+
+@pytest.mark.parametrize(
+    "role", ["anonymous", "worker_token", "analyst", "other_researcher", "researcher", "superuser"]
+)
+@pytest.mark.parametrize("name", ["export-annotations-csv", "export-annotations-jsonl", "export-bundle"])
+def test_export_permission_matrix(
+    client, study, analyst, other_researcher, researcher, superuser, role, name
+):
+    expected = {"anonymous": 401, "worker_token": 401, "analyst": 200, "other_researcher": 404,
+                "researcher": 200, "superuser": 200}[role]  # fmt: skip
+    url = (reverse("export-bundle", args=[study.pk]) if name == "export-bundle"
+           else reverse("export-annotations", args=[study.pk, name.rsplit("-", 1)[1]]))  # fmt: skip
+    headers = {}
+    if role == "worker_token":
+        headers["HTTP_AUTHORIZATION"] = f"Token {Assignment.objects.first().token}"
+    elif role != "anonymous":
+        user = {"analyst": analyst, "other_researcher": other_researcher, "researcher": researcher,
+                "superuser": superuser}[role]  # fmt: skip
+        headers["HTTP_AUTHORIZATION"] = f"Token {Token.objects.get_or_create(user=user)[0].key}"
+    assert client.get(url, **headers).status_code == expected

@@ -37,7 +37,10 @@ class Assignment(models.Model):
         RELEASED = "released", "Released (inactive)"
 
     study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="assignments")
-    document = models.ForeignKey("studies.Document", on_delete=models.CASCADE, related_name="assignments")
+    document = models.ForeignKey(
+        "studies.Document", null=True, blank=True, on_delete=models.CASCADE, related_name="assignments",
+        help_text="Span and review studies: the document. Rating studies: empty, the block says what.",
+    )  # fmt: skip
     worker = models.ForeignKey("accounts.Worker", on_delete=models.PROTECT, related_name="assignments")
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MAIN)
     block = models.CharField(max_length=64, blank=True)
@@ -58,6 +61,14 @@ class Assignment(models.Model):
         null=True, blank=True, help_text="Scores against gold (qualification and attention documents)."
     )
     flagged = models.BooleanField(default=False, help_text="Failed an attention check.")
+    available_from = models.DateTimeField(
+        null=True, blank=True, help_text="A retest opens on this date (test-retest)."
+    )
+    items = models.JSONField(
+        default=list, blank=True,
+        help_text="Rating studies: this worker's order of the block's items (document ids) or BWS tuples.",
+    )  # fmt: skip
+    order_seed = models.BigIntegerField(null=True, blank=True, help_text="Seed of the shuffled item order.")
     platform_ids = models.JSONField(
         default=dict, blank=True, help_text="e.g. STUDY_ID, SESSION_ID, assignmentId, hitId."
     )
@@ -70,11 +81,21 @@ class Assignment(models.Model):
             models.UniqueConstraint(
                 fields=["document", "worker", "kind"], name="assignment_unique_worker_document"
             ),
+            # Rating studies assign whole blocks: one per worker, block and kind.
+            models.UniqueConstraint(
+                fields=["study", "worker", "block", "kind"],
+                condition=Q(document__isnull=True),
+                name="assignment_unique_worker_block",
+            ),
+            models.CheckConstraint(
+                condition=Q(document__isnull=False) | ~Q(block=""), name="assignment_document_or_block"
+            ),
         ]
         indexes = [models.Index(fields=["study", "status"])]
 
     def __str__(self):
-        return f"{self.worker.external_id} on {self.document.external_id} ({self.kind})"
+        target = self.document.external_id if self.document_id else f"block {self.block}"
+        return f"{self.worker.external_id} on {target} ({self.kind})"
 
     @property
     def task_path(self):
@@ -124,3 +145,8 @@ class ErrorAnnotation(models.Model):
 
     def __str__(self):
         return f"{self.category_id} [{self.start}, {self.end})"
+
+
+from annotations.ratings import BestWorstJudgment, Rating  # noqa: E402  (models of the rating protocols)
+
+__all__ = ["Assignment", "BestWorstJudgment", "ErrorAnnotation", "Rating"]

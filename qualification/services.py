@@ -46,6 +46,8 @@ def qualification_result_update(*, qualification, worker):
 def assignment_scored(*, assignment):
     """After a submit: score qualification work and attention checks against gold."""
     study = assignment.study
+    if assignment.document_id is None:
+        return  # a block of a rating study: nothing to score against gold
     if assignment.kind == Assignment.Kind.QUALIFICATION:
         qualification = Qualification.objects.filter(study=study).first()
         if qualification is not None:

@@ -2,7 +2,9 @@
 
 from qualification.selectors import qualification_report
 from reports.loading import span_study_for
+from reports.metrics.ratings import rating_report
 from reports.metrics.spans import span_report
+from reports.rating_loading import rating_study_for
 from studies.models import Study
 
 
@@ -10,6 +12,10 @@ def study_report_data(study, progress=None):
     """Compute the report of `study` (DESIGN.md "Report JSON"; docs/reports.md)."""
     progress = progress or (lambda fraction: None)
     header = {"study": study.slug, "protocol": study.protocol}
+    if study.protocol in (Study.Protocol.LIKERT, Study.Protocol.BWS):
+        data = rating_study_for(study)
+        progress(0.3)
+        return {**header, **rating_report(data)}
     if study.protocol != Study.Protocol.SPAN:
         return {**header, "error": f"reports for {study.protocol} studies are not available yet"}
     data = span_study_for(study)

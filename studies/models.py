@@ -185,6 +185,11 @@ class Document(models.Model):
     meta = models.JSONField(default=dict, blank=True)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.MAIN)
     position = models.PositiveIntegerField(default=0, help_text="Order in the bundle.")
+    block = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="Rating studies: documents annotated together by the same workers.",
+    )
 
     objects = DocumentQuerySet.as_manager()
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import Assignment
+from annotations.services.blocks import block_assignment_create, next_block
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
 from studies.models import Document, Study
@@ -66,6 +67,8 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None):
             "This study is open to workers who passed its qualification task. "
             "Thank you for your interest; you have not been approved for it (yet).",
         )
+    if study.protocol in (Study.Protocol.LIKERT, Study.Protocol.BWS):
+        return _join_block(study, worker, platform_ids)
     round_ = Qualification.objects.filter(study=study).exists()
     kind = Assignment.Kind.QUALIFICATION if round_ else Assignment.Kind.MAIN
     mine = Assignment.objects.filter(study=study, worker=worker, kind=kind)
@@ -87,6 +90,26 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None):
         study=study, document_id=document_id, worker=worker, kind=kind, joined=True,
         platform_ids=platform_ids or {},
     )  # fmt: skip
+
+
+def _join_block(study, worker, platform_ids):
+    """Rating studies hand out whole blocks: K workers per block, at most M blocks a worker."""
+    mine = Assignment.objects.filter(
+        study=study, worker=worker, kind=Assignment.Kind.MAIN, document__isnull=True
+    )
+    current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
+    if current is not None:
+        return current
+    assignments_release_stale(study=study)
+    taken = mine.exclude(status=Assignment.Status.RELEASED).count()
+    if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:
+        raise JoinRefused("limit", "You have done as many blocks of this study as it allows. Thank you!")
+    block = next_block(study, worker)
+    if block is None:
+        raise JoinRefused("full", "There is no block left for you in this study. Thank you!")
+    return block_assignment_create(
+        study=study, worker=worker, block=block, joined=True, platform_ids=platform_ids
+    )
 
 
 def _next_main_document(study, had):

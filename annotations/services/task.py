@@ -28,10 +28,12 @@ class TaskClosed(Exception):
     """The assignment no longer takes changes: submitted or released (HTTP 409)."""
 
 
-def _locked_open(assignment):
+def locked_open(assignment):
     locked = Assignment.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.pk)
     if locked.status == Assignment.Status.SUBMITTED:
         raise TaskClosed("This assignment is already submitted; it can no longer change.")
+    if locked.available_from is not None and locked.available_from > timezone.now():
+        raise TaskClosed(f"This retest opens on {locked.available_from:%Y-%m-%d %H:%M} UTC.")
     if locked.status == Assignment.Status.RELEASED:
         raise TaskClosed(
             "This assignment was released after a long time without activity; "
@@ -40,7 +42,7 @@ def _locked_open(assignment):
     return locked
 
 
-def _touch(assignment, *fields):
+def touch(assignment, *fields):
     now = timezone.now()
     assignment.last_activity_at = now
     if assignment.started_at is None:
@@ -94,7 +96,7 @@ def annotation_add(*, assignment, data):
     client_id = data.get("client_id")
     if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
         raise TaskInputError("'client_id' must be text of 1 to 64 characters")
-    assignment = _locked_open(assignment)
+    assignment = locked_open(assignment)
     existing = assignment.annotations.filter(client_id=client_id).first()
     if existing is not None:
         return existing, False
@@ -130,22 +132,22 @@ def annotation_add(*, assignment, data):
         text=text, paired_segment=paired_segment, paired_start=paired_start,
         paired_end=paired_end, paired_text=paired_text, comment=comment, client_id=client_id,
     )  # fmt: skip
-    _touch(assignment)
+    touch(assignment)
     return annotation, True
 
 
 @transaction.atomic
 def annotation_remove(*, assignment, client_id):
     """Remove an annotation by its client id; removing one already gone is fine."""
-    assignment = _locked_open(assignment)
+    assignment = locked_open(assignment)
     assignment.annotations.filter(client_id=client_id).delete()
-    _touch(assignment)
+    touch(assignment)
 
 
 @transaction.atomic
 def assignment_move(*, assignment, segment):
     """Go to segment `segment`: back to any seen one, or on to the next."""
-    assignment = _locked_open(assignment)
+    assignment = locked_open(assignment)
     count = Segment.objects.filter(document_id=assignment.document_id).count()
     if not is_whole_number(segment) or not 0 <= segment < count:
         raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
@@ -156,7 +158,7 @@ def assignment_move(*, assignment, segment):
     if len(assignment.segments_visited) < MAX_VISITS_KEPT:
         assignment.segments_visited.append(segment)
     assignment.current_segment = segment
-    _touch(assignment, "current_segment", "segments_visited")
+    touch(assignment, "current_segment", "segments_visited")
     return assignment
 
 
@@ -165,9 +167,9 @@ def assignment_record_activity(*, assignment, seconds):
     """Add active time reported by the page (at most MAX_ACTIVITY_STEP a report)."""
     if not is_whole_number(seconds) or seconds < 0:
         raise TaskInputError("'seconds' must be a whole number of at least 0")
-    assignment = _locked_open(assignment)
+    assignment = locked_open(assignment)
     assignment.active_seconds += min(seconds, MAX_ACTIVITY_STEP)
-    _touch(assignment, "active_seconds")
+    touch(assignment, "active_seconds")
     return assignment
 
 
@@ -182,9 +184,14 @@ def assignment_submit(*, assignment):
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if locked.status == Assignment.Status.SUBMITTED:
         return locked
-    locked = _locked_open(locked)
-    last = Segment.objects.filter(document_id=locked.document_id).count() - 1
-    if furthest_segment(locked) < last:
+    locked = locked_open(locked)
+    if locked.document_id is None:  # a block of a rating study
+        from .rating_task import block_missing
+
+        missing = block_missing(locked)
+        if missing:
+            raise TaskInputError(missing)
+    elif furthest_segment(locked) < Segment.objects.filter(document_id=locked.document_id).count() - 1:
         raise TaskInputError("read every segment before submitting")
     locked.status = Assignment.Status.SUBMITTED
     locked.submitted_at = timezone.now()
@@ -193,4 +200,7 @@ def assignment_submit(*, assignment):
     from qualification.services import assignment_scored  # scoring reads annotations; no import cycle
 
     assignment_scored(assignment=locked)
+    from .blocks import retest_schedule
+
+    retest_schedule(assignment=locked)
     return locked

@@ -10,7 +10,7 @@ from functools import wraps
 from django.http import JsonResponse
 from django.views.decorators.http import require_http_methods
 
-from annotations import selectors
+from annotations import rating_selectors, selectors
 from annotations.services import (
     TaskClosed,
     TaskInputError,
@@ -20,6 +20,7 @@ from annotations.services import (
     assignment_record_activity,
     assignment_submit,
 )
+from annotations.services.rating_task import judgment_save, rating_save
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -65,7 +66,22 @@ def task_api(*methods):
 
 @task_api("GET")
 def state(request, assignment, body):
+    if assignment.document_id is None:
+        return JsonResponse(rating_selectors.rating_state(assignment))
     return JsonResponse(selectors.task_state(assignment))
+
+
+@task_api("POST")
+def ratings(request, assignment, body):
+    rating = rating_save(assignment=assignment, data=body)
+    return JsonResponse({"document": rating.document.external_id, "score": rating.score})
+
+
+@task_api("POST")
+def judgments(request, assignment, body):
+    judgment = judgment_save(assignment=assignment, data=body)
+    return JsonResponse({"position": judgment.position, "best": judgment.best.external_id,
+                         "worst": judgment.worst.external_id, "value": judgment.value})  # fmt: skip
 
 
 @task_api("POST")

@@ -2,10 +2,12 @@
 
 from django.http import Http404
 from django.shortcuts import render
+from django.utils import timezone
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 
 from annotations import selectors
+from annotations.rating_selectors import rating_page_data
 from studies.instructions import instructions_html
 
 
@@ -30,6 +32,7 @@ def instructions(request, token):
             "instructions": instructions_html(study.instructions),
             "categories": categories,
             "urls": selectors.task_urls(token),
+            "now": timezone.now(),
         },
     )
 
@@ -38,6 +41,12 @@ def instructions(request, token):
 @ensure_csrf_cookie
 def annotate(request, token):
     assignment = _assignment_or_404(token)
+    if assignment.document_id is None:  # a block of a Likert or BWS study
+        return render(
+            request,
+            "annotations/task_rate.html",
+            {"assignment": assignment, "study": assignment.study, "task_data": rating_page_data(assignment)},
+        )
     return render(
         request,
         "annotations/task_annotate.html",

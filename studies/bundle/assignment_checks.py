@@ -11,10 +11,8 @@ from studies.spans import span_error
 from .fields import is_int, unknown_fields
 from .specs import AnnotationSpec, AssignmentSpec, SpanSpec
 
-ASSIGNMENT_FIELDS = {
-    "document", "annotator", "platform", "kind", "block", "annotations", "active_seconds",
-    "submitted_at",
-}  # fmt: skip
+HEADER_FIELDS = {"annotator", "platform", "kind", "block", "active_seconds", "submitted_at"}
+ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "annotations"}
 ANNOTATION_FIELDS = {
     "segment", "category", "start", "end", "text", "comment", "paired", "answers", "client_id",
 }  # fmt: skip
@@ -73,6 +71,33 @@ def _check_assignment(record, problems, documents, categories, locate, count):
     if not isinstance(document, str) or document not in documents:
         problems.add(file, line, f"assignment for unknown document {document!r}")
         return None
+    header = check_header(value, file, line, problems)
+    ok = header is not None
+    raw_annotations = value.get("annotations", [])
+    if not isinstance(raw_annotations, list):
+        problems.add(file, line, "'annotations' must be a list (empty: found no error)")
+        return None
+    segments = documents[document]
+    annotations = []
+    for position, raw in enumerate(raw_annotations):
+        where = f"annotation {position + 1}"
+        annotation = _check_annotation(raw, where, segments, categories, locate, count, file, line, problems)
+        if annotation is None:
+            ok = False
+        else:
+            annotation.client_id = annotation.client_id or f"import-{position + 1}"
+            annotations.append(annotation)
+    if not ok:
+        return None
+    return AssignmentSpec(document=document, annotations=annotations, **header)
+
+
+def check_header(value, file, line, problems):
+    """The fields every assignment line has: annotator, platform, kind, block, time.
+
+    Returns them as a dict for AssignmentSpec, or None when one is wrong.
+    """
+    ok = True
     annotator = value.get("annotator")
     if is_int(annotator):
         annotator = str(annotator)
@@ -106,26 +131,10 @@ def _check_assignment(record, problems, documents, categories, locate, count):
     ):
         problems.add(file, line, f"'submitted_at' must be an ISO 8601 date and time, not {submitted_at!r}")
         ok = False
-    raw_annotations = value.get("annotations", [])
-    if not isinstance(raw_annotations, list):
-        problems.add(file, line, "'annotations' must be a list (empty: found no error)")
-        return None
-    segments = documents[document]
-    annotations = []
-    for position, raw in enumerate(raw_annotations):
-        where = f"annotation {position + 1}"
-        annotation = _check_annotation(raw, where, segments, categories, locate, count, file, line, problems)
-        if annotation is None:
-            ok = False
-        else:
-            annotation.client_id = annotation.client_id or f"import-{position + 1}"
-            annotations.append(annotation)
     if not ok:
         return None
-    return AssignmentSpec(
-        document=document, annotator=annotator, platform=platform, kind=kind, block=block,
-        active_seconds=active_seconds, annotations=annotations, submitted_at=submitted_at,
-    )  # fmt: skip
+    return {"annotator": annotator, "platform": platform, "kind": kind, "block": block,
+            "active_seconds": active_seconds, "submitted_at": submitted_at}  # fmt: skip
 
 
 def _check_annotation(raw, where, segments, categories, locate, count, file, line, problems):

@@ -6,7 +6,7 @@ from studies.sentences import join_sentences
 from .fields import is_int, text_field, unknown_fields
 from .specs import DocumentSpec
 
-DOCUMENT_FIELDS = {"id", "segments", "sentences", "input_id", "system", "source", "kind", "meta"}
+DOCUMENT_FIELDS = {"id", "segments", "sentences", "input_id", "system", "source", "kind", "meta", "block"}
 DEFAULT_SENTENCES_PER_SEGMENT = 3
 
 
@@ -87,6 +87,9 @@ def _check_document(record, problems):
         source=text_field(value, "source", file, line, problems),
         kind=kind,
         meta=meta,
+        block=str(value["block"])
+        if is_int(value.get("block"))
+        else text_field(value, "block", file, line, problems),
     )
     return spec if ok else None
 

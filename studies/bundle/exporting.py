@@ -45,17 +45,23 @@ def export_study(study, directory):
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
         for document in study.documents.order_by("position", "id").prefetch_related("segments"):
             segments = sorted(document.segments.all(), key=lambda segment: segment.index)
-            handle.write(_json_line({
+            record = {
                 "id": document.external_id, "input_id": document.input_id,
                 "system": document.system, "source": document.source, "kind": document.kind,
                 "meta": document.meta, "segments": [segment.text for segment in segments],
                 "sentences": [segment.sentences for segment in segments],
-            }))  # fmt: skip
+            }  # fmt: skip
+            if document.block:
+                record["block"] = document.block
+            handle.write(_json_line(record))
     assignments = (
         Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
         .select_related("document", "worker")
         .order_by("document__position", "worker__platform", "worker__external_id", "kind")
     )
+    if study.protocol in ("likert", "bws"):
+        _export_block_assignments(study, assignments, directory)
+        return
     annotations = _annotations_by_assignment(study)
     with (
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle,
@@ -68,6 +74,38 @@ def export_study(study, directory):
             handle.write(_json_line(_assignment_record(assignment, rows)))
             for row in rows:
                 writer.writerow(_csv_row(study, assignment, row))
+
+
+def _export_block_assignments(study, assignments, directory):
+    """Rating studies: one line per worker and block with its ratings or judgments."""
+    external = dict(study.documents.values_list("id", "external_id"))
+    position = dict(study.documents.values_list("id", "position"))
+    assignments = assignments.order_by(
+        "block", "worker__platform", "worker__external_id", "kind"
+    ).prefetch_related("ratings", "judgments")
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for assignment in assignments:
+            record = {
+                "annotator": assignment.worker.external_id, "platform": assignment.worker.platform,
+                "kind": assignment.kind, "block": assignment.block, "active_seconds": assignment.active_seconds,
+            }  # fmt: skip
+            if assignment.submitted_at is not None:
+                record["submitted_at"] = assignment.submitted_at.isoformat()
+            if study.protocol == "likert":
+                ratings = sorted(assignment.ratings.all(), key=lambda r: position[r.document_id])
+                record["ratings"] = [{"document": external[r.document_id], "score": r.score} for r in ratings]
+            else:
+                record["judgments"] = [
+                    {
+                        "documents": [external[d] for d in j.documents],
+                        "best": external[j.best_id],
+                        "worst": external[j.worst_id],
+                        "value": j.value,
+                    }  # fmt: skip
+                    for j in sorted(assignment.judgments.all(), key=lambda j: j.position)
+                ]
+            handle.write(_json_line(record))
+    (directory / "annotations.csv").write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")
 
 
 def _study_yaml(study):

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .assignment_checks import check_assignments
+from .block_checks import check_block_assignments
 from .document_checks import check_documents
 from .problems import Problems
 from .reading import read_falte_documents, read_jsonl, read_yaml
@@ -60,7 +61,21 @@ def import_bundle(directory, *, locate=False, user=None):
     documents, broken = check_documents(records, problems, sentences_per_segment=per_segment)
 
     assignments, located = [], None
-    if (directory / "assignments.jsonl").is_file():
+    if (
+        (directory / "assignments.jsonl").is_file()
+        and spec is not None
+        and spec.protocol in ("likert", "bws")
+    ):
+        blocks = {}
+        for document in documents:
+            blocks.setdefault(document.block, set()).add(document.external_id)
+        scale = spec.config.get("scale", {})
+        assignments = check_block_assignments(
+            read_jsonl(directory / "assignments.jsonl", "assignments.jsonl", problems), problems,
+            blocks=blocks, protocol=spec.protocol, scale=(scale.get("min", 1), scale.get("max", 5)),
+            value_scale=spec.config.get("bws", {}).get("value_scale"),
+        )  # fmt: skip
+    elif (directory / "assignments.jsonl").is_file():
         categories = {}
         if spec is not None and spec.taxonomy is not None:
             categories = {category.key: category.kind for category in spec.taxonomy.categories}

@@ -20,6 +20,15 @@ class LineDict(dict):
     line = 0
 
 
+def plain(value):
+    """The same data with every LineDict made a plain dict (for storing and dumping)."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [plain(item) for item in value]
+    return value
+
+
 class _LineLoader(yaml.SafeLoader):
     """SafeLoader whose mappings are LineDicts."""
 

@@ -61,6 +61,7 @@ class DocumentSpec:
     source: str = ""
     kind: str = "main"
     meta: dict = field(default_factory=dict)
+    block: str = ""
 
 
 @dataclass
@@ -83,7 +84,7 @@ class AnnotationSpec:
 
 @dataclass
 class AssignmentSpec:
-    document: str
+    document: str | None
     annotator: str
     platform: str = "import"
     kind: str = "main"
@@ -91,3 +92,5 @@ class AssignmentSpec:
     active_seconds: int = 0
     submitted_at: str | None = None
     annotations: list = field(default_factory=list)
+    ratings: list = field(default_factory=list)  # [(document external id, score)]
+    judgments: list = field(default_factory=list)  # [{"documents", "best", "worst", "value"}]

@@ -11,6 +11,7 @@ from studies.models import Category, Study, Taxonomy
 from .fields import is_int as _is_int
 from .fields import text_field as _text_field
 from .fields import unknown_fields as _unknown_fields
+from .reading import plain
 from .specs import CategorySpec, StudySpec, TaxonomySpec
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")
@@ -76,7 +77,7 @@ def check_study(raw, problems, name="study.yaml"):
         status=status,
         annotators_per_document=per_document if _is_int(per_document) else 3,
         max_documents_per_worker=max_documents if _is_int(max_documents) else None,
-        config=dict(config),
+        config=plain(config),
         taxonomy=taxonomy,
     )
 

@@ -11,7 +11,7 @@ from django.db.models import Max
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import StudyMembership, Worker
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment, BestWorstJudgment, ErrorAnnotation, Rating
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 
@@ -74,6 +74,7 @@ def write_documents(study, documents, *, keep_segment_ids=False):
                 meta=spec.meta,
                 kind=spec.kind,
                 position=position + offset,
+                block=spec.block,
             )  # fmt: skip
             for offset, spec in enumerate(batch, start=begin)
         )
@@ -99,6 +100,9 @@ def write_assignments(study, assignments, segment_ids):
         return
     workers = _workers_for({(spec.platform, spec.annotator) for spec in assignments})
     document_ids = dict(study.documents.values_list("external_id", "id"))
+    if study.protocol in ("likert", "bws"):
+        write_block_assignments(study, assignments, workers, document_ids)
+        return
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy else {}
     rows = Assignment.objects.bulk_create(
         [
@@ -138,6 +142,48 @@ def write_assignments(study, assignments, segment_ids):
                 )  # fmt: skip
             )
     ErrorAnnotation.objects.bulk_create(annotations, batch_size=ROW_BATCH)
+
+
+def write_block_assignments(study, assignments, workers, document_ids):
+    """Rating studies: one assignment per worker and block, with its ratings or judgments."""
+    rows = Assignment.objects.bulk_create(
+        [
+            Assignment(
+                study=study,
+                document=None,
+                block=spec.block,
+                worker=workers[(spec.platform, spec.annotator)],
+                kind=spec.kind,
+                status=Assignment.Status.SUBMITTED,
+                active_seconds=spec.active_seconds,
+                submitted_at=_aware(spec.submitted_at),
+                items=[document_ids[d] for d, _ in spec.ratings]
+                if spec.ratings
+                else [
+                    {"position": n, "documents": [document_ids[d] for d in j["documents"]]}
+                    for n, j in enumerate(spec.judgments)
+                ],
+            )  # fmt: skip
+            for spec in assignments
+        ],
+        batch_size=ROW_BATCH,
+    )
+    ratings, judgments = [], []
+    for row, spec in zip(rows, assignments, strict=True):
+        ratings += [Rating(assignment=row, document_id=document_ids[d], score=s) for d, s in spec.ratings]
+        judgments += [
+            BestWorstJudgment(
+                assignment=row,
+                position=n,
+                documents=sorted(document_ids[d] for d in j["documents"]),
+                best_id=document_ids[j["best"]],
+                worst_id=document_ids[j["worst"]],
+                value=j["value"],
+            )  # fmt: skip
+            for n, j in enumerate(spec.judgments)
+        ]
+    Rating.objects.bulk_create(ratings, batch_size=ROW_BATCH)
+    BestWorstJudgment.objects.bulk_create(judgments, batch_size=ROW_BATCH)
 
 
 def _workers_for(identities):

@@ -7,7 +7,9 @@ from django.db import transaction
 
 from accounts.models import Worker
 from annotations.models import Assignment
-from studies.models import Document
+from studies.models import Document, Study
+
+from .blocks import block_assignment_create, study_blocks
 
 
 class AssignmentPlanError(ValueError):
@@ -22,7 +24,7 @@ class AssignmentPlan:
 
 @transaction.atomic
 def assignments_generate(*, study, worker_ids, per_document=None, platform=Worker.Platform.LINK):
-    """Give every main document of `study` K annotators from `worker_ids`.
+    """Give every main document (rating studies: every block) of `study` K annotators.
 
     Existing assignments count towards K, so running it again only fills
     gaps. Work is spread evenly: each document goes to the workers with the
@@ -39,22 +41,30 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
             f"{len(worker_ids)} given"
         )
     workers = [Worker.objects.get_or_create(platform=platform, external_id=i)[0] for i in worker_ids]
+    blocks = study.protocol in (Study.Protocol.LIKERT, Study.Protocol.BWS)
     existing = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
+    # Rating studies hand out blocks, the others documents: a "target" is either.
+    target_field = "block" if blocks else "document_id"
+    if blocks:
+        existing = existing.filter(document__isnull=True)
+        targets = [(block, block) for block in study_blocks(study)]
+    else:
+        documents = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
+        targets = list(documents.values_list("id", "external_id"))
     # Lock the study's assignment rows so two runs at once cannot over-assign.
     taken = {}
-    for document_id, worker_id, status in existing.select_for_update().values_list(
-        "document_id", "worker_id", "status"
+    for target, worker_id, status in existing.select_for_update().values_list(
+        target_field, "worker_id", "status"
     ):
-        taken.setdefault(document_id, []).append((worker_id, status))
+        taken.setdefault(target, []).append((worker_id, status))
     load = Counter(
         worker_id for pairs in taken.values() for worker_id, status in pairs
         if status != Assignment.Status.RELEASED
     )  # fmt: skip
     limit = study.max_documents_per_worker
     plan = AssignmentPlan()
-    documents = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
-    for document in documents:
-        pairs = taken.get(document.pk, [])
+    for target, label in targets:
+        pairs = taken.get(target, [])
         active = sum(1 for _, status in pairs if status != Assignment.Status.RELEASED)
         need = per_document - active
         if need <= 0:
@@ -67,8 +77,11 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
         ]
         chosen = [w for _, _, w in sorted(candidates, key=lambda c: c[:2])[:need]]
         for worker in chosen:
-            plan.created.append(Assignment.objects.create(study=study, document=document, worker=worker))
+            if blocks:
+                plan.created.append(block_assignment_create(study=study, worker=worker, block=target))
+            else:
+                plan.created.append(Assignment.objects.create(study=study, document_id=target, worker=worker))
             load[worker.pk] += 1
         if len(chosen) < need:
-            plan.short[document.external_id] = need - len(chosen)
+            plan.short[label] = need - len(chosen)
     return plan

@@ -137,7 +137,11 @@ def generate_assignments(model_admin, request, object_id):
     if plan is not None:
         site = settings.SITE_URL.rstrip("/")
         rows = [
-            (assignment.worker.external_id, assignment.document.external_id, site + assignment.task_path)
+            (
+                assignment.worker.external_id,
+                assignment.document.external_id if assignment.document_id else f"block {assignment.block}",
+                site + assignment.task_path,
+            )  # fmt: skip
             for assignment in plan.created
         ]
     context = _context(

@@ -145,3 +145,13 @@ def test_generated_tuples_are_balanced_and_seeded():
     uneven = generated_tuples(list(range(10)), 4, 2, seed=1)
     counts = Counter(i for t in uneven for i in t)
     assert min(counts.values()) >= 2 and all(len(set(t)) == 4 for t in uneven)
+
+
+def test_assign_command_hands_out_blocks_in_rating_studies(likert, capsys):
+    from django.core.management import call_command
+
+    call_command("assign", likert.slug, "--workers", "w1,w2,w3", "--per-document", "2")
+    lines = capsys.readouterr().out.strip().splitlines()
+    targets = Counter(line.split("\t")[1] for line in lines)
+    assert targets == {"block:b1": 2, "block:b2": 2}
+    assert all(a.items for a in Assignment.objects.filter(study=likert))

@@ -26,8 +26,9 @@ class Command(BaseCommand):
         except AssignmentPlanError as error:
             raise CommandError(str(error)) from None
         for assignment in plan.created:
-            self.stdout.write(
-                f"{assignment.worker.external_id}\t{assignment.document.external_id}\t{assignment.task_path}"
+            target = (
+                assignment.document.external_id if assignment.document_id else f"block:{assignment.block}"
             )
+            self.stdout.write(f"{assignment.worker.external_id}\t{target}\t{assignment.task_path}")
         for document, missing in plan.short.items():
             self.stderr.write(f"{document}: still needs {missing} annotator(s) (workers at their limit)")

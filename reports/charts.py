@@ -121,3 +121,55 @@ def grouped_bar_chart(groups, series, *, title):
         '<text x="0" y="14" class="title">{}</text>{}</svg>',
         title, LABEL_WIDTH + PLOT_WIDTH + 60, height, title, format_html_join("", "{}", ((p,) for p in parts)),
     )  # fmt: skip
+
+
+def spread_chart(rows, *, title, low=None, high=None):
+    """A dot per row at its mean with a line of +- one SD: system scores with their spread.
+
+    `rows` is [(label, mean or None, sd or None)].
+    """
+    values = [v for _, mean, sd in rows if mean is not None for v in (mean - (sd or 0), mean + (sd or 0))]
+    low = min(values) if low is None and values else (low if low is not None else 0.0)
+    high = max(values) if high is None and values else (high if high is not None else 1.0)
+    span = (high - low) or 1.0
+
+    def x(value):
+        return LABEL_WIDTH + PLOT_WIDTH * (value - low) / span
+
+    height = len(rows) * (BAR_HEIGHT + GAP) + 30
+    parts = []
+    for index, (label, mean, sd) in enumerate(rows):
+        y = 24 + index * (BAR_HEIGHT + GAP) + BAR_HEIGHT / 2
+        parts.append(
+            format_html('<text x="{}" y="{}" text-anchor="end">{}</text>', LABEL_WIDTH - 6, _px(y + 4), label)
+        )
+        if mean is None:
+            parts.append(
+                format_html('<text x="{}" y="{}" class="na">n/a</text>', LABEL_WIDTH + 4, _px(y + 4))
+            )
+            continue
+        sd = sd or 0.0
+        parts.append(
+            format_html(
+                '<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#4e79a7" stroke-width="2"/>'
+                '<circle cx="{}" cy="{}" r="5" fill="#4e79a7"><title>{}: {} ± {}</title></circle>'
+                '<text x="{}" y="{}" class="value">{}</text>',
+                _px(x(mean - sd)),
+                _px(y),
+                _px(x(mean + sd)),
+                _px(y),
+                _px(x(mean)),
+                _px(y),
+                label,
+                _number(mean),
+                _number(sd),
+                _px(x(mean + sd) + 6),
+                _px(y + 4),
+                _number(mean),
+            )  # fmt: skip
+        )
+    return format_html(
+        '<svg class="chart" role="img" aria-label="{}" width="{}" height="{}" xmlns="http://www.w3.org/2000/svg">'
+        '<text x="0" y="14" class="title">{}</text>{}</svg>',
+        title, LABEL_WIDTH + PLOT_WIDTH + 80, height, title, format_html_join("", "{}", ((p,) for p in parts)),
+    )  # fmt: skip

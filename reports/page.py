@@ -1,11 +1,39 @@
 """What the report page shows, taken from a finished report's JSON."""
 
-from reports.charts import bar_chart, grouped_bar_chart
+from reports.charts import bar_chart, grouped_bar_chart, spread_chart
+
+
+def rating_page_context(result):
+    """Likert and BWS reports: system scores with their spread, and reliability."""
+    scores = result.get("system_scores", {})
+    protocol = result.get("protocol")
+    key = "counting" if protocol == "bws" else "mean"
+    rows = [(system, values.get(key), values.get("sd")) for system, values in sorted(scores.items())]
+    reliability = [
+        (name, result.get(name), result.get(f"{name}_reason", ""))
+        for name in ("alpha_ordinal", "alpha_interval", "change_rate_pct", "scale_overlap")
+        if name in result
+    ]
+    return {
+        "ready": True,
+        "rating": True,
+        "system_scores": sorted(scores.items()),
+        "reliability": reliability,
+        "shr": result.get("shr"),
+        "test_retest": result.get("test_retest"),
+        "scores_chart": spread_chart(
+            rows, title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD"
+        ),
+    }
 
 
 def report_page_context(report):
     result = report.result or {}
-    if report.status != "done" or "categories" not in result:
+    if report.status != "done":
+        return {"ready": False}
+    if result.get("protocol") in ("likert", "bws"):
+        return rating_page_context(result)
+    if "categories" not in result:
         return {"ready": False}
     categories = result.get("categories", {})
     distribution = result.get("distribution", {})

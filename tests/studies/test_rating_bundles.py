@@ -109,3 +109,18 @@ def test_bad_bws_lines_are_refused(tmp_path, judgment, expected):
     with pytest.raises(BundleInvalid) as caught:
         study_import_bundle(directory=write_rating_bundle(tmp_path, protocol="bws", assignments=[line]))
     assert str(caught.value.problems[0]) == f"assignments.jsonl:1: judgment 1: {expected}"
+
+
+def test_report_page_of_a_likert_study_shows_scores_and_reliability(tmp_path, client, researcher):
+    from reports.models import Report
+
+    study = study_import_bundle(
+        directory=write_rating_bundle(tmp_path, assignments=likert_lines()), user=researcher
+    ).study
+    report = Report.objects.create(study=study, status="done", result=study_report_data(study), progress=1)
+    client.force_login(researcher)
+    from django.urls import reverse
+
+    html = client.get(reverse("admin:reports_report_change", args=[report.pk])).content.decode()
+    assert 'id="system-scores-table"' in html and 'id="reliability-table"' in html
+    assert "<td>sysA</td><td>2.000</td>" in html and "<svg" in html and "± 1 SD" in html

@@ -136,3 +136,13 @@ def feedback_url(assignment):
         qualification__study=assignment.study, worker=assignment.worker
     ).first()
     return reverse("qualification-feedback", args=[result.feedback_token]) if result else None
+
+
+def retest_link(assignment):
+    """The worker's second-round assignment of this block (test-retest), if one is scheduled."""
+    if assignment.document_id is not None or assignment.kind != Assignment.Kind.MAIN:
+        return None
+    return Assignment.objects.filter(
+        study_id=assignment.study_id, worker_id=assignment.worker_id, block=assignment.block,
+        kind=Assignment.Kind.RETEST, document__isnull=True,
+    ).first()  # fmt: skip

@@ -70,5 +70,6 @@ def done(request, token):
             "completion": selectors.completion_data(assignment),
             "urls": selectors.task_urls(token),
             "feedback_url": selectors.feedback_url(assignment),
+            "retest": selectors.retest_link(assignment),
         },
     )

@@ -155,3 +155,16 @@ def test_assign_command_hands_out_blocks_in_rating_studies(likert, capsys):
     targets = Counter(line.split("\t")[1] for line in lines)
     assert targets == {"block:b1": 2, "block:b2": 2}
     assert all(a.items for a in Assignment.objects.filter(study=likert))
+
+
+def test_completion_page_gives_the_retest_link(client, likert):
+    assignment = block_assignment_create(
+        study=likert, worker=Worker.objects.create(platform="link", external_id="w"), block="b2"
+    )
+    documents = dict(likert.documents.values_list("id", "external_id"))
+    for document_id in assignment.items:
+        post(client, "task-api-ratings", assignment, {"document": documents[document_id], "score": 2})
+    post(client, "task-api-submit", assignment, {})
+    retest = Assignment.objects.get(kind="retest")
+    html = client.get(reverse("task-done", args=[assignment.token])).content.decode()
+    assert reverse("task-instructions", args=[retest.token]) in html and "second round" in html

@@ -148,5 +148,6 @@ class ErrorAnnotation(models.Model):
 
 
 from annotations.ratings import BestWorstJudgment, Rating  # noqa: E402  (models of the rating protocols)
+from annotations.reviews import ReviewAnswer, ReviewItem  # noqa: E402  (models of review studies)
 
-__all__ = ["Assignment", "BestWorstJudgment", "ErrorAnnotation", "Rating"]
+__all__ = ["Assignment", "BestWorstJudgment", "ErrorAnnotation", "Rating", "ReviewAnswer", "ReviewItem"]

@@ -5,6 +5,7 @@ from reports.loading import span_study_for
 from reports.metrics.ratings import rating_report
 from reports.metrics.spans import span_report
 from reports.rating_loading import rating_study_for
+from reports.review_loading import review_report_for
 from studies.models import Study
 
 
@@ -16,8 +17,8 @@ def study_report_data(study, progress=None):
         data = rating_study_for(study)
         progress(0.3)
         return {**header, **rating_report(data)}
-    if study.protocol != Study.Protocol.SPAN:
-        return {**header, "error": f"reports for {study.protocol} studies are not available yet"}
+    if study.protocol == Study.Protocol.REVIEW:
+        return {**header, **review_report_for(study)}
     data = span_study_for(study)
     progress(0.2)
     result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction))

@@ -62,6 +62,9 @@ def export_study(study, directory):
     if study.protocol in ("likert", "bws"):
         _export_block_assignments(study, assignments, directory)
         return
+    if study.protocol == "review":
+        _export_review(study, assignments, directory)
+        return
     annotations = _annotations_by_assignment(study)
     with (
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle,
@@ -104,6 +107,40 @@ def _export_block_assignments(study, assignments, directory):
                     }  # fmt: skip
                     for j in sorted(assignment.judgments.all(), key=lambda j: j.position)
                 ]
+            handle.write(_json_line(record))
+    (directory / "annotations.csv").write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")
+
+
+def _export_review(study, assignments, directory):
+    """Review studies: review_items.jsonl (the evaluators' items) and the reviewers' answers."""
+    from annotations.models import ReviewAnswer, ReviewItem
+
+    items = (
+        ReviewItem.objects.filter(document__study=study)
+        .select_related("document")
+        .order_by("document__position", "position")
+    )
+    with open(directory / "review_items.jsonl", "w", encoding="utf-8") as handle:
+        for item in items:
+            record = {"document": item.document.external_id, "evaluator": item.evaluator, "span": item.span_text,
+                      "explanation": item.explanation}  # fmt: skip
+            if item.occurrence is not None:
+                record["occurrence"] = item.occurrence
+            elif len(item.locations) == 1:  # a single place: keep it exactly (it may have been given)
+                record["segment"], record["start"], record["end"] = item.locations[0]
+            handle.write(_json_line(record))
+    answers = {}
+    for answer in (
+        ReviewAnswer.objects.filter(assignment__study=study).select_related("item").order_by("item__position")
+    ):
+        answers.setdefault(answer.assignment_id, []).append(
+            {"item": answer.item.position, "answers": answer.answers}
+        )
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for assignment in assignments:
+            record = _assignment_record(assignment, [])
+            del record["annotations"]
+            record["answers"] = answers.get(assignment.pk, [])
             handle.write(_json_line(record))
     (directory / "annotations.csv").write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")
 

@@ -1,13 +1,17 @@
 """Read, check, then write: the import of a whole bundle or of a documents file."""
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+
+from studies.review_questions import DEFAULT_QUESTIONS
 
 from .assignment_checks import check_assignments
 from .block_checks import check_block_assignments
 from .document_checks import check_documents
 from .problems import Problems
 from .reading import read_falte_documents, read_jsonl, read_yaml
+from .review_checks import check_review_assignments, check_review_items
 from .study_checks import check_study
 from .writing import write_documents, write_study
 
@@ -60,33 +64,10 @@ def import_bundle(directory, *, locate=False, user=None):
     per_segment = spec.config.get("sentences_per_segment") if spec else None
     documents, broken = check_documents(records, problems, sentences_per_segment=per_segment)
 
-    assignments, located = [], None
-    if (
-        (directory / "assignments.jsonl").is_file()
-        and spec is not None
-        and spec.protocol in ("likert", "bws")
-    ):
-        blocks = {}
-        for document in documents:
-            blocks.setdefault(document.block, set()).add(document.external_id)
-        scale = spec.config.get("scale", {})
-        assignments = check_block_assignments(
-            read_jsonl(directory / "assignments.jsonl", "assignments.jsonl", problems), problems,
-            blocks=blocks, protocol=spec.protocol, scale=(scale.get("min", 1), scale.get("max", 5)),
-            value_scale=spec.config.get("bws", {}).get("value_scale"),
-        )  # fmt: skip
-    elif (directory / "assignments.jsonl").is_file():
-        categories = {}
-        if spec is not None and spec.taxonomy is not None:
-            categories = {category.key: category.kind for category in spec.taxonomy.categories}
-        assignment_records = read_jsonl(directory / "assignments.jsonl", "assignments.jsonl", problems)
-        assignments, located = check_assignments(
-            assignment_records, problems, documents={d.external_id: d.segments for d in documents},
-            categories=categories, broken=broken, locate=locate,
-        )  # fmt: skip
+    assignments, review_items, located = _check_work(directory, spec, documents, broken, locate, problems)
     problems.raise_if_any(located.summary() if located else "")
 
-    study = write_study(spec, documents, assignments, user=user)
+    study = write_study(spec, documents, assignments, user=user, review_items=review_items)
     if assignments:
         from qualification.services import (
             qualification_score_study,  # scores imported work like submitted work
@@ -101,6 +82,44 @@ def import_bundle(directory, *, locate=False, user=None):
         annotations=sum(len(a.annotations) for a in assignments),
         located=located.asked if located else 0,
     )
+
+
+def _check_work(directory, spec, documents, broken, locate, problems):
+    """The study's work files, by protocol: (assignments, review items, LocateCount or None)."""
+    protocol = spec.protocol if spec is not None else "span"
+    segments_of = {d.external_id: d.segments for d in documents}
+    path = directory / "assignments.jsonl"
+    review_items = []
+    if protocol == "review" and (directory / "review_items.jsonl").is_file():
+        item_records = read_jsonl(directory / "review_items.jsonl", "review_items.jsonl", problems)
+        review_items = check_review_items(item_records, problems, documents=segments_of)
+    if not path.is_file():
+        return [], review_items, None
+    records = read_jsonl(path, "assignments.jsonl", problems)
+    if protocol == "review":
+        counts = Counter(item["document"] for item in review_items)
+        questions = spec.config.get("questions") or DEFAULT_QUESTIONS
+        assignments = check_review_assignments(
+            records, problems, documents=segments_of, item_counts=counts, questions=questions
+        )
+        return assignments, review_items, None
+    if protocol in ("likert", "bws"):
+        blocks = {}
+        for document in documents:
+            blocks.setdefault(document.block, set()).add(document.external_id)
+        scale = spec.config.get("scale", {})
+        assignments = check_block_assignments(
+            records, problems, blocks=blocks, protocol=protocol, scale=(scale.get("min", 1), scale.get("max", 5)),
+            value_scale=spec.config.get("bws", {}).get("value_scale"),
+        )  # fmt: skip
+        return assignments, [], None
+    categories = (
+        {c.key: c.kind for c in spec.taxonomy.categories} if spec is not None and spec.taxonomy else {}
+    )
+    assignments, located = check_assignments(
+        records, problems, documents=segments_of, categories=categories, broken=broken, locate=locate
+    )
+    return assignments, [], located
 
 
 def import_documents(study, path, name):

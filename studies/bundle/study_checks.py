@@ -7,6 +7,7 @@ the whole list at once. Only records without problems become specs.
 import re
 
 from studies.models import Category, Study, Taxonomy
+from studies.review_questions import check_questions
 
 from .fields import is_int as _is_int
 from .fields import text_field as _text_field
@@ -62,6 +63,9 @@ def check_study(raw, problems, name="study.yaml"):
     if not isinstance(config, dict):
         problems.add(name, line, "'config' must be a mapping")
         config = {}
+    if protocol == Study.Protocol.REVIEW and config.get("questions") is not None:
+        for message in check_questions(config["questions"]):
+            problems.add(name, line, f"config: {message}")
     taxonomy = None
     if raw.get("taxonomy") is not None:
         taxonomy = check_taxonomy(raw["taxonomy"], problems, name)

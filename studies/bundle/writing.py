@@ -11,7 +11,14 @@ from django.db.models import Max
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import StudyMembership, Worker
-from annotations.models import Assignment, BestWorstJudgment, ErrorAnnotation, Rating
+from annotations.models import (
+    Assignment,
+    BestWorstJudgment,
+    ErrorAnnotation,
+    Rating,
+    ReviewAnswer,
+    ReviewItem,
+)
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 
@@ -20,7 +27,7 @@ ROW_BATCH = 5000
 
 
 @transaction.atomic
-def write_study(spec, documents, assignments, *, user=None):
+def write_study(spec, documents, assignments, *, user=None, review_items=()):
     taxonomy = _taxonomy_for(spec.taxonomy, user) if spec.taxonomy else None
     study = Study.objects.create(
         slug=spec.slug,
@@ -36,8 +43,66 @@ def write_study(spec, documents, assignments, *, user=None):
     if user is not None and user.is_authenticated:
         StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
     segment_ids = write_documents(study, documents, keep_segment_ids=bool(assignments))
+    if study.protocol == "review":
+        write_review(study, review_items, assignments)
+        return study
     write_assignments(study, assignments, segment_ids)
     return study
+
+
+def write_review(study, items, assignments):
+    """Evaluator items (labelled Evaluator A, B, ... in order of appearance) and reviewers' answers."""
+    from studies.bundle.review_checks import evaluator_labels
+
+    document_ids = dict(study.documents.values_list("external_id", "id"))
+    labels = evaluator_labels(item["evaluator"] for item in items)
+    rows = ReviewItem.objects.bulk_create(
+        [
+            ReviewItem(
+                document_id=document_ids[i["document"]],
+                position=i["position"],
+                evaluator=i["evaluator"],
+                label=labels[i["evaluator"]],
+                span_text=i["span_text"],
+                explanation=i["explanation"],
+                occurrence=i["occurrence"],
+                span_status=i["span_status"],
+                locations=i["locations"],
+            )  # fmt: skip
+            for i in items
+        ],
+        batch_size=ROW_BATCH,
+    )
+    item_ids = {(row.document_id, row.position): row.pk for row in rows}
+    if not assignments:
+        return
+    workers = _workers_for({(spec.platform, spec.annotator) for spec in assignments})
+    made = Assignment.objects.bulk_create(
+        [
+            Assignment(
+                study=study,
+                document_id=document_ids[spec.document],
+                worker=workers[(spec.platform, spec.annotator)],
+                kind=spec.kind,
+                block=spec.block,
+                status=Assignment.Status.SUBMITTED,
+                active_seconds=spec.active_seconds,
+                submitted_at=_aware(spec.submitted_at),
+            )  # fmt: skip
+            for spec in assignments
+        ],
+        batch_size=ROW_BATCH,
+    )
+    ReviewAnswer.objects.bulk_create(
+        [
+            ReviewAnswer(
+                assignment=row, item_id=item_ids[(row.document_id, entry["item"])], answers=entry["answers"]
+            )
+            for row, spec in zip(made, assignments, strict=True)
+            for entry in spec.annotations
+        ],
+        batch_size=ROW_BATCH,
+    )
 
 
 def _taxonomy_for(spec, user):

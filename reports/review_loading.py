@@ -1,0 +1,21 @@
+"""Read a review study out of the database for reports.metrics.reviews."""
+
+from annotations.models import Assignment, ReviewAnswer, ReviewItem
+from reports.metrics.reviews import ReviewAnswerRow, ReviewedItem, review_report
+from studies.review_questions import study_questions
+
+
+def review_report_for(study):
+    items = [
+        ReviewedItem(id=pk, evaluator=evaluator, span_status=status)
+        for pk, evaluator, status in ReviewItem.objects.filter(document__study=study).values_list(
+            "id", "evaluator", "span_status"
+        )
+    ]
+    answers = [
+        ReviewAnswerRow(reviewer=reviewer, item=item, answers=given)
+        for reviewer, item, given in ReviewAnswer.objects.filter(
+            assignment__study=study, assignment__status=Assignment.Status.SUBMITTED
+        ).values_list("assignment__worker__external_id", "item_id", "answers")
+    ]
+    return review_report(items, answers, study_questions(study))

@@ -51,3 +51,6 @@ class ReviewAnswer(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["assignment", "item"], name="review_answer_unique_item")
         ]
+
+    def __str__(self):
+        return f"answers of assignment {self.assignment_id} on item {self.item_id}"

@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/task/<str:token>/annotations/<str:client_id>/", api.annotation, name="task-api-annotation"),
     path("api/task/<str:token>/move/", api.move, name="task-api-move"),
     path("api/task/<str:token>/ratings/", api.ratings, name="task-api-ratings"),
+    path("api/task/<str:token>/answers/", api.answers, name="task-api-answers"),
     path("api/task/<str:token>/judgments/", api.judgments, name="task-api-judgments"),
     path("api/task/<str:token>/activity/", api.activity, name="task-api-activity"),
     path("api/task/<str:token>/submit/", api.submit, name="task-api-submit"),

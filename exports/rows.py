@@ -7,7 +7,8 @@ import json
 from django.db.models import Exists, OuterRef
 
 from accounts.pseudonyms import annotator_pseudonym
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment, ErrorAnnotation, ReviewAnswer
+from studies.review_questions import study_questions
 
 CHUNK = 5000
 COLUMNS = [
@@ -30,8 +31,48 @@ _EMPTY_FIELDS = [
 ]  # fmt: skip
 
 
-def columns(with_platform_ids):
+REVIEW_COLUMNS = [
+    "study", "document", "item", "evaluator", "evaluator_label", "span_text", "span_status", "explanation",
+    "reviewer", "assignment", "kind", "submitted_at",
+]  # fmt: skip
+
+
+def columns(with_platform_ids, study=None):
+    if study is not None and study.protocol == "review":
+        keys = [question["key"] for question in study_questions(study)]
+        return REVIEW_COLUMNS + keys + (PLATFORM_COLUMNS if with_platform_ids else [])
     return COLUMNS + (PLATFORM_COLUMNS if with_platform_ids else [])
+
+
+def review_rows(study, *, with_platform_ids=False):
+    """One row per (item, reviewer) with every answer (multi-choice answers joined by "; ")."""
+    keys = [question["key"] for question in study_questions(study)]
+    answers = (
+        ReviewAnswer.objects.filter(assignment__study=study, assignment__status=Assignment.Status.SUBMITTED)
+        .order_by("item__document__position", "item__position", "assignment_id")
+        .values_list(
+            "item__document__external_id",
+            "item__position",
+            "item__evaluator",
+            "item__label",
+            "item__span_text",
+            "item__span_status",
+            "item__explanation",
+            "assignment__worker_id",
+            "assignment_id",
+            "assignment__kind",
+            "assignment__submitted_at",
+            "answers",
+            "assignment__worker__platform",
+            "assignment__worker__external_id",
+        )  # fmt: skip
+    )
+    for (document, position, evaluator, label, span, status, explanation, worker, assignment, kind, submitted_at,
+         given, platform, external_id) in answers.iterator(chunk_size=CHUNK):  # fmt: skip
+        values = ["; ".join(v) if isinstance(v := given.get(key, ""), list) else v for key in keys]
+        row = [study.slug, document, position, evaluator, label, span, status, explanation,
+               annotator_pseudonym(study.pk, study.join_key, worker), assignment, kind, _iso(submitted_at), *values]  # fmt: skip
+        yield row + ([platform, external_id] if with_platform_ids else [])
 
 
 def _iso(moment):
@@ -39,7 +80,10 @@ def _iso(moment):
 
 
 def annotation_rows(study, *, with_platform_ids=False):
-    """Yield one list per row, in `columns(with_platform_ids)` order."""
+    """Yield one list per row, in `columns(with_platform_ids, study)` order."""
+    if study.protocol == "review":
+        yield from review_rows(study, with_platform_ids=with_platform_ids)
+        return
     submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
     pseudonyms = {}
 
@@ -82,7 +126,7 @@ class _Line:
 
 def csv_lines(study, *, with_platform_ids=False):
     writer = csv.writer(_Line())
-    yield writer.writerow(columns(with_platform_ids))
+    yield writer.writerow(columns(with_platform_ids, study))
     batch = []
     for row in annotation_rows(study, with_platform_ids=with_platform_ids):
         batch.append(writer.writerow(row))
@@ -94,7 +138,7 @@ def csv_lines(study, *, with_platform_ids=False):
 
 
 def jsonl_lines(study, *, with_platform_ids=False):
-    names = columns(with_platform_ids)
+    names = columns(with_platform_ids, study)
     batch = []
     for row in annotation_rows(study, with_platform_ids=with_platform_ids):
         batch.append(json.dumps(dict(zip(names, row, strict=True)), ensure_ascii=False) + "\n")
@@ -106,6 +150,10 @@ def jsonl_lines(study, *, with_platform_ids=False):
 
 
 def row_count(study):
+    if study.protocol == "review":
+        return ReviewAnswer.objects.filter(
+            assignment__study=study, assignment__status=Assignment.Status.SUBMITTED
+        ).count()
     submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
     annotations = ErrorAnnotation.objects.filter(assignment__in=submitted).count()
     empty = submitted.filter(~Exists(ErrorAnnotation.objects.filter(assignment=OuterRef("pk")))).count()

@@ -191,6 +191,12 @@ def assignment_submit(*, assignment):
         missing = block_missing(locked)
         if missing:
             raise TaskInputError(missing)
+    elif locked.study.protocol == "review":
+        from .review_task import review_missing
+
+        missing = review_missing(locked)
+        if missing:
+            raise TaskInputError(missing)
     elif furthest_segment(locked) < Segment.objects.filter(document_id=locked.document_id).count() - 1:
         raise TaskInputError("read every segment before submitting")
     locked.status = Assignment.Status.SUBMITTED

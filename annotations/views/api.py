@@ -10,7 +10,7 @@ from functools import wraps
 from django.http import JsonResponse
 from django.views.decorators.http import require_http_methods
 
-from annotations import rating_selectors, selectors
+from annotations import rating_selectors, review_selectors, selectors
 from annotations.services import (
     TaskClosed,
     TaskInputError,
@@ -21,6 +21,7 @@ from annotations.services import (
     assignment_submit,
 )
 from annotations.services.rating_task import judgment_save, rating_save
+from annotations.services.review_task import review_answer_save
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -68,7 +69,15 @@ def task_api(*methods):
 def state(request, assignment, body):
     if assignment.document_id is None:
         return JsonResponse(rating_selectors.rating_state(assignment))
+    if assignment.study.protocol == "review":
+        return JsonResponse(review_selectors.review_state(assignment))
     return JsonResponse(selectors.task_state(assignment))
+
+
+@task_api("POST")
+def answers(request, assignment, body):
+    answer = review_answer_save(assignment=assignment, data=body)
+    return JsonResponse({"item": answer.item_id, "answers": answer.answers})
 
 
 @task_api("POST")

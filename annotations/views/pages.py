@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET
 
 from annotations import selectors
 from annotations.rating_selectors import rating_page_data
+from annotations.review_selectors import review_page_data
 from studies.instructions import instructions_html
 
 
@@ -41,6 +42,12 @@ def instructions(request, token):
 @ensure_csrf_cookie
 def annotate(request, token):
     assignment = _assignment_or_404(token)
+    if assignment.study.protocol == "review":
+        return render(
+            request,
+            "annotations/task_review.html",
+            {"assignment": assignment, "study": assignment.study, "task_data": review_page_data(assignment)},
+        )
     if assignment.document_id is None:  # a block of a Likert or BWS study
         return render(
             request,

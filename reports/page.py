@@ -27,10 +27,27 @@ def rating_page_context(result):
     }
 
 
+def review_page_context(result):
+    """Review studies: per evaluator answer distributions, and agreement per question."""
+    evaluators = sorted(result.get("evaluators", {}).items())
+    return {
+        "ready": True,
+        "review": True,
+        "evaluators": evaluators,
+        "questions": sorted(result.get("questions", {}).items()),
+        "real_error_chart": bar_chart([(name, e.get("real_error_pct")) for name, e in evaluators],
+                                      title="Judged a real error (%) per evaluator", high=100.0),
+        "not_found_chart": bar_chart([(name, e.get("not_found_pct")) for name, e in evaluators],
+                                     title="Span not found in the output (%) per evaluator", high=100.0, color="#e15759"),
+    }  # fmt: skip
+
+
 def report_page_context(report):
     result = report.result or {}
     if report.status != "done":
         return {"ready": False}
+    if result.get("protocol") == "review":
+        return review_page_context(result)
     if result.get("protocol") in ("likert", "bws"):
         return rating_page_context(result)
     if "categories" not in result:

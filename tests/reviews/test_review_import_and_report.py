@@ -104,3 +104,18 @@ def test_review_bundle_round_trips(tmp_path):
     read = lambda d: {p.name: p.read_bytes() for p in sorted(Path(d).iterdir())}  # noqa: E731
     assert read(tmp_path / "first") == read(tmp_path / "second")
     assert "review_items.jsonl" in read(tmp_path / "first")
+
+
+def test_report_page_of_a_review_study(tmp_path, client, researcher):
+    from django.urls import reverse
+
+    from reports.models import Report
+
+    study = study_import_bundle(
+        directory=write_review_bundle(tmp_path, answers=ANSWERS), user=researcher
+    ).study
+    report = Report.objects.create(study=study, status="done", result=study_report_data(study), progress=1)
+    client.force_login(researcher)
+    html = client.get(reverse("admin:reports_report_change", args=[report.pk])).content.decode()
+    assert 'id="evaluators-table"' in html and 'id="review-agreement-table"' in html
+    assert "<td>gpt-4o</td><td>2</td><td>4</td>" in html and html.count("<svg") >= 2

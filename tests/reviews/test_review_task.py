@@ -92,3 +92,12 @@ def test_export_has_a_row_per_item_and_reviewer_with_every_answer(client, tmp_pa
     assert [row["flags"] for row in hard] == ["Hard to parse", "Hard to parse"] and hard[0][
         "comment"
     ] == "odd"
+
+
+def test_review_page_html_never_names_an_evaluator(client, assignment):
+    page = client.get(reverse("task-annotate", args=[assignment.token]))
+    html = page.content.decode()
+    assert page.status_code == 200 and 'id="task-data"' in html
+    for name in ["gpt-4o", "llama-70b", "claude"]:
+        assert name not in html
+    assert "<script>alert(1)" not in html

@@ -53,8 +53,10 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
         targets = list(documents.values_list("id", "external_id"))
     # Lock the study's assignment rows so two runs at once cannot over-assign.
     taken = {}
-    for target, worker_id, status in existing.select_for_update().values_list(
-        target_field, "worker_id", "status"
+    for target, worker_id, status in (
+        existing.order_by("pk")
+        .select_for_update(of=("self",))
+        .values_list(target_field, "worker_id", "status")
     ):
         taken.setdefault(target, []).append((worker_id, status))
     load = Counter(

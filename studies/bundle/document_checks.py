@@ -75,6 +75,8 @@ def _check_document(record, problems):
         )
         ok = False
     meta = value.get("meta") or {}
+    if isinstance(meta, dict) and "data" in meta:
+        meta = {**meta, "data": records_as_tables(meta["data"])}
     if not isinstance(meta, dict):
         problems.add(file, line, f"document '{external_id}': 'meta' must be an object")
         ok = False
@@ -92,6 +94,18 @@ def _check_document(record, problems):
         else text_field(value, "block", file, line, problems),
     )
     return spec if ok else None
+
+
+def records_as_tables(data):
+    """Records ({"records": [...]} or a list of objects) become one table whose columns
+    keep the keys' first-appearance order: PostgreSQL's jsonb would not keep it."""
+    records = data.get("records") if isinstance(data, dict) else data
+    if not isinstance(records, list) or not records or not all(isinstance(r, dict) for r in records):
+        return data
+    columns = list(dict.fromkeys(key for record in records for key in record))
+    table = {"title": data.get("title", "") if isinstance(data, dict) else "", "columns": columns,
+             "rows": [[record.get(column, "") for column in columns] for record in records]}  # fmt: skip
+    return {"tables": [table]}
 
 
 def _check_sentences(sentences, segments, external_id, file, line, problems):

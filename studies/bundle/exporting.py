@@ -145,6 +145,14 @@ def _export_review(study, assignments, directory):
     (directory / "annotations.csv").write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")
 
 
+def _sorted_keys(value):
+    if isinstance(value, dict):
+        return {key: _sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
 def _study_yaml(study):
     data = {
         "slug": study.slug, "title": study.title, "protocol": study.protocol,
@@ -154,7 +162,8 @@ def _study_yaml(study):
     if study.max_documents_per_worker is not None:
         data["max_documents_per_worker"] = study.max_documents_per_worker
     if study.config:
-        data["config"] = study.config
+        # Sorted: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
+        data["config"] = _sorted_keys(study.config)
     if study.taxonomy is not None:
         taxonomy = study.taxonomy
         data["taxonomy"] = {

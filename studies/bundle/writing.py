@@ -50,6 +50,26 @@ def write_study(spec, documents, assignments, *, user=None, review_items=()):
     return study
 
 
+def _submitted_assignments(study, assignments, workers, document_ids):
+    """One submitted assignment per spec of a document study (span or review)."""
+    return Assignment.objects.bulk_create(
+        [
+            Assignment(
+                study=study,
+                document_id=document_ids[spec.document],
+                worker=workers[(spec.platform, spec.annotator)],
+                kind=spec.kind,
+                block=spec.block,
+                status=Assignment.Status.SUBMITTED,
+                active_seconds=spec.active_seconds,
+                submitted_at=_aware(spec.submitted_at),
+            )  # fmt: skip
+            for spec in assignments
+        ],
+        batch_size=ROW_BATCH,
+    )
+
+
 def write_review(study, items, assignments):
     """Evaluator items (labelled Evaluator A, B, ... in order of appearance) and reviewers' answers."""
     from studies.bundle.review_checks import evaluator_labels
@@ -77,22 +97,7 @@ def write_review(study, items, assignments):
     if not assignments:
         return
     workers = _workers_for({(spec.platform, spec.annotator) for spec in assignments})
-    made = Assignment.objects.bulk_create(
-        [
-            Assignment(
-                study=study,
-                document_id=document_ids[spec.document],
-                worker=workers[(spec.platform, spec.annotator)],
-                kind=spec.kind,
-                block=spec.block,
-                status=Assignment.Status.SUBMITTED,
-                active_seconds=spec.active_seconds,
-                submitted_at=_aware(spec.submitted_at),
-            )  # fmt: skip
-            for spec in assignments
-        ],
-        batch_size=ROW_BATCH,
-    )
+    made = _submitted_assignments(study, assignments, workers, document_ids)
     ReviewAnswer.objects.bulk_create(
         [
             ReviewAnswer(
@@ -169,22 +174,7 @@ def write_assignments(study, assignments, segment_ids):
         write_block_assignments(study, assignments, workers, document_ids)
         return
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy else {}
-    rows = Assignment.objects.bulk_create(
-        [
-            Assignment(
-                study=study,
-                document_id=document_ids[spec.document],
-                worker=workers[(spec.platform, spec.annotator)],
-                kind=spec.kind,
-                block=spec.block,
-                status=Assignment.Status.SUBMITTED,
-                active_seconds=spec.active_seconds,
-                submitted_at=_aware(spec.submitted_at),
-            )  # fmt: skip
-            for spec in assignments
-        ],
-        batch_size=ROW_BATCH,
-    )
+    rows = _submitted_assignments(study, assignments, workers, document_ids)
     annotations = []
     for row, spec in zip(rows, assignments, strict=True):
         for annotation in spec.annotations:

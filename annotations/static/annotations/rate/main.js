@@ -4,8 +4,8 @@
  * Every score or judgment is saved as soon as it is complete.
  */
 
+import { handOff, sharedQueueCallbacks } from "../task/saving.js";
 import { fetchState, reportActivity } from "../task/api.js";
-import { safeHttpUrl } from "../task/dom.js";
 import { startActivityClock } from "../task/activity.js";
 import { renderClosed } from "../task/panels.js";
 import { bwsView } from "./bws.js";
@@ -28,7 +28,6 @@ const els = Object.fromEntries(
   }).map(([name, id]) => [name, byId(id)]),
 );
 
-const REDIRECT_DELAY_MS = 3000;
 const keyOf = (op) => RatingState.opKey(op);
 
 function say(message, { error = false } = {}) {
@@ -93,10 +92,7 @@ const queue = new RatingQueue(data.token, data.api, {
     render();
     if (op.kind === "submit") {
       els.completion.focus();
-      // Prolific wants the worker back on its completion URL: go there after a
-      // moment to read the code (the link stays for a blocked redirect).
-      const target = result.completion?.redirect_url ? safeHttpUrl(result.completion.redirect_url) : null;
-      if (target) setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
+      handOff(result.completion);
     }
   },
   onRejected(op, message) {
@@ -110,21 +106,7 @@ const queue = new RatingQueue(data.token, data.api, {
     }
     render();
   },
-  onClosed(message) {
-    state.closedMessage = message;
-    state.submitting = false;
-    els.saveWarning.hidden = true;
-    render();
-    resync(); // submitted from another tab? then show its completion code
-  },
-  onRetrying(op, seconds) {
-    els.saveWarning.hidden = false;
-    els.saveWarning.textContent = `Not saved yet – retrying… (next try in ${seconds} s; keep this page open)`;
-  },
-  onIdle() {
-    els.saveWarning.hidden = true;
-    render();
-  },
+  ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: true }),
 });
 
 async function resync() {

@@ -10,9 +10,10 @@
  * browser's own controls, listed on the page).
  */
 
+import { handOff, sharedQueueCallbacks } from "../task/saving.js";
 import { fetchState, reportActivity } from "../task/api.js";
 import { startActivityClock } from "../task/activity.js";
-import { fill, safeHttpUrl } from "../task/dom.js";
+import { fill } from "../task/dom.js";
 import { renderClosed } from "../task/panels.js";
 import { inputContent } from "./input.js";
 import { buildItems } from "./items.js";
@@ -31,7 +32,6 @@ const els = Object.fromEntries(
   }).map(([name, id]) => [name, byId(id)]),
 );
 
-const REDIRECT_DELAY_MS = 3000;
 const TEXT_SAVE_DELAY_MS = 800;
 const keyOf = (op) => ReviewState.opKey(op);
 
@@ -131,10 +131,7 @@ const queue = new ReviewQueue(data.token, data.api, {
     if (op.kind === "submit") {
       window.scrollTo({ top: 0 });
       els.completion.focus();
-      // Prolific wants the worker back on its completion URL: go there after a
-      // moment to read the code (the link stays for a blocked redirect).
-      const target = result.completion?.redirect_url ? safeHttpUrl(result.completion.redirect_url) : null;
-      if (target) setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
+      handOff(result.completion);
     }
   },
   onRejected(op, message) {
@@ -148,21 +145,7 @@ const queue = new ReviewQueue(data.token, data.api, {
     }
     render();
   },
-  onClosed(message) {
-    state.closedMessage = message;
-    state.submitting = false;
-    els.saveWarning.hidden = true;
-    render();
-    resync(); // submitted from another tab? then show its completion code
-  },
-  onRetrying(op, seconds) {
-    els.saveWarning.hidden = false;
-    els.saveWarning.textContent = `Not saved yet – retrying… (next try in ${seconds} s; keep this page open)`;
-  },
-  onIdle() {
-    els.saveWarning.hidden = true;
-    render();
-  },
+  ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: true }),
 });
 
 async function resync() {

@@ -4,8 +4,8 @@
  * choose a category, (paired) select the earlier span, comment, Add.
  */
 
+import { handOff, sharedQueueCallbacks } from "./saving.js";
 import { fetchState, reportActivity, SaveQueue } from "./api.js";
-import { safeHttpUrl } from "./dom.js";
 import { startActivityClock } from "./activity.js";
 import { attachCue } from "./cue.js";
 import { buildCategories, renderClosed, renderList, renderNav, renderPending } from "./panels.js";
@@ -45,7 +45,6 @@ function say(message, { error = false } = {}) {
   els.message.classList.toggle("error", error);
 }
 
-const REDIRECT_DELAY_MS = 3000;
 
 // --- saving ------------------------------------------------------------------
 
@@ -62,10 +61,7 @@ const queue = new SaveQueue(data.token, data.api, {
     render();
     if (op.kind === "submit") {
       els.completion.focus();
-      // Prolific wants the worker back on its completion URL: go there after
-      // a moment to read the code (the link stays for a blocked redirect).
-      const target = result.completion?.redirect_url ? safeHttpUrl(result.completion.redirect_url) : null;
-      if (target) setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
+      handOff(result.completion);
     }
   },
   onRejected(op, message) {
@@ -76,20 +72,7 @@ const queue = new SaveQueue(data.token, data.api, {
     if (op.kind === "move") resync();
     render();
   },
-  onClosed(message) {
-    state.closedMessage = message;
-    state.submitting = false;
-    els.saveWarning.hidden = true;
-    render();
-    resync(); // submitted from another tab? then show its completion code
-  },
-  onRetrying(op, seconds) {
-    els.saveWarning.hidden = false;
-    els.saveWarning.textContent = `Not saved yet – retrying… (next try in ${seconds} s; keep this page open)`;
-  },
-  onIdle() {
-    els.saveWarning.hidden = true;
-  },
+  ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: false }),
 });
 
 /** Show what this tab did but the server has not stored yet (after a reload). */

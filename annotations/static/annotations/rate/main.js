@@ -4,8 +4,8 @@
  * Every score or judgment is saved as soon as it is complete.
  */
 
-import { handOff, sharedQueueCallbacks } from "../task/saving.js";
-import { fetchState, reportActivity } from "../task/api.js";
+import { answerPageSaving } from "../task/saving.js";
+import { reportActivity } from "../task/api.js";
 import { startActivityClock } from "../task/activity.js";
 import { renderClosed } from "../task/panels.js";
 import { bwsView } from "./bws.js";
@@ -79,43 +79,10 @@ function formatDate(date) {
 
 // --- saving -----------------------------------------------------------------------
 
-const queue = new RatingQueue(data.token, data.api, {
-  onSaved(op, result) {
-    state.markSaved(op, result);
-    if (op.kind === "submit") {
-      state.submitting = false;
-      state.status = result.status;
-      state.completion = result.completion;
-      say("");
-    }
-    els.saveWarning.hidden = true;
-    render();
-    if (op.kind === "submit") {
-      els.completion.focus();
-      handOff(result.completion);
-    }
-  },
-  onRejected(op, message) {
-    if (op.kind === "submit") {
-      state.submitting = false;
-      say(`Not submitted: ${message}`, { error: true });
-      resync(); // the server knows best what is still missing
-    } else {
-      state.revert(op, queue.ops);
-      say(`Not saved: ${message}`, { error: true });
-    }
-    render();
-  },
-  ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: true }),
+const saving = answerPageSaving({
+  state, els, render, say, api: data.api, queue: () => queue,
 });
-
-async function resync() {
-  const result = await fetchState(data.api);
-  if (result.status !== 200) return;
-  state.applyServer(result.data);
-  if (!state.readOnly) for (const op of queue.ops) state.applyOp(op);
-  render();
-}
+const queue = new RatingQueue(data.token, data.api, saving.callbacks);
 
 // --- the worker's actions -----------------------------------------------------------
 

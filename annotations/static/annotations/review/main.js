@@ -10,8 +10,8 @@
  * browser's own controls, listed on the page).
  */
 
-import { handOff, sharedQueueCallbacks } from "../task/saving.js";
-import { fetchState, reportActivity } from "../task/api.js";
+import { answerPageSaving } from "../task/saving.js";
+import { reportActivity } from "../task/api.js";
 import { startActivityClock } from "../task/activity.js";
 import { fill } from "../task/dom.js";
 import { renderClosed } from "../task/panels.js";
@@ -117,44 +117,11 @@ els.output.addEventListener("click", (event) => {
 
 // --- saving -------------------------------------------------------------------------------
 
-const queue = new ReviewQueue(data.token, data.api, {
-  onSaved(op, result) {
-    state.markSaved(op, result);
-    if (op.kind === "submit") {
-      state.submitting = false;
-      state.status = result.status;
-      state.completion = result.completion;
-      say("");
-    }
-    els.saveWarning.hidden = true;
-    render();
-    if (op.kind === "submit") {
-      window.scrollTo({ top: 0 });
-      els.completion.focus();
-      handOff(result.completion);
-    }
-  },
-  onRejected(op, message) {
-    if (op.kind === "submit") {
-      state.submitting = false;
-      say(`Not submitted: ${message}`, { error: true });
-      resync(); // the server knows best what is still missing
-    } else {
-      state.revert(op, queue.ops);
-      say(`Not saved: ${message}`, { error: true });
-    }
-    render();
-  },
-  ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: true }),
+const saving = answerPageSaving({
+  state, els, render, say, api: data.api, queue: () => queue,
+  afterSubmit: () => window.scrollTo({ top: 0 }),
 });
-
-async function resync() {
-  const result = await fetchState(data.api);
-  if (result.status !== 200) return;
-  state.applyServer(result.data);
-  if (!state.readOnly) for (const op of queue.ops) state.applyOp(op);
-  render();
-}
+const queue = new ReviewQueue(data.token, data.api, saving.callbacks);
 
 // --- the reviewer's actions -----------------------------------------------------------------
 

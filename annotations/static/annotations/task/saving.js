@@ -4,6 +4,7 @@
  * the assignment is closed, and the hand-off after a submit.
  */
 
+import { fetchState } from "./api.js";
 import { safeHttpUrl } from "./dom.js";
 
 const REDIRECT_DELAY_MS = 3000;
@@ -34,4 +35,52 @@ export function sharedQueueCallbacks({ state, els, render, resync, renderWhenIdl
       if (renderWhenIdle) render();
     },
   };
+}
+
+/**
+ * The rating and review pages keep what the server confirmed apart from what
+ * the page shows (`state.markSaved`, `state.revert`, `state.applyServer`):
+ * their queue callbacks and their resync are the same.
+ * `queue()` gives the queue (built with these callbacks, so only known later);
+ * `afterSubmit` runs before the completion code takes the focus.
+ */
+export function answerPageSaving({ state, els, render, say, api, queue, afterSubmit = () => {} }) {
+  async function resync() {
+    const result = await fetchState(api);
+    if (result.status !== 200) return;
+    state.applyServer(result.data);
+    if (!state.readOnly) for (const op of queue().ops) state.applyOp(op);
+    render();
+  }
+  const callbacks = {
+    onSaved(op, result) {
+      state.markSaved(op, result);
+      if (op.kind === "submit") {
+        state.submitting = false;
+        state.status = result.status;
+        state.completion = result.completion;
+        say("");
+      }
+      els.saveWarning.hidden = true;
+      render();
+      if (op.kind === "submit") {
+        afterSubmit();
+        els.completion.focus();
+        handOff(result.completion);
+      }
+    },
+    onRejected(op, message) {
+      if (op.kind === "submit") {
+        state.submitting = false;
+        say(`Not submitted: ${message}`, { error: true });
+        resync(); // the server knows best what is still missing
+      } else {
+        state.revert(op, queue().ops);
+        say(`Not saved: ${message}`, { error: true });
+      }
+      render();
+    },
+    ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: true }),
+  };
+  return { callbacks, resync };
 }

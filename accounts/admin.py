@@ -5,8 +5,9 @@ from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
+from accounts import policy
 from annotations.models import Assignment
-from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, visible_studies
+from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
 
 from .models import StudyMembership, Worker
 
@@ -16,7 +17,9 @@ class WorkerAdmin(admin.ModelAdmin):
     """Workers who hold assignments in the user's studies.
 
     A worker identity is shared by every study it works in, so only a
-    superuser may create, change or delete one; researchers read.
+    superuser may create, change or delete one; researchers read the workers
+    of the studies they manage. Analysts see none (accounts/policy.py): they
+    know annotators by their pseudonym in each study.
     """
 
     list_display = ["external_id", "platform", "user", "assignment_count"]
@@ -28,7 +31,7 @@ class WorkerAdmin(admin.ModelAdmin):
         queryset = super().get_queryset(request)
         assignments = Assignment.objects.filter(worker=OuterRef("pk"))
         if not request.user.is_superuser:
-            studies = visible_studies(request.user)
+            studies = list(policy.managed_study_ids(request.user))
             assignments = assignments.filter(study__in=studies)
             queryset = queryset.filter(
                 pk__in=Assignment.objects.filter(study__in=studies).values("worker_id")
@@ -47,6 +50,11 @@ class WorkerAdmin(admin.ModelAdmin):
     @admin.display(description="assignments", ordering="assignment_count")
     def assignment_count(self, worker):
         return worker.assignment_count
+
+    def has_view_permission(self, request, obj=None):
+        return super().has_view_permission(request, obj) and (
+            request.user.is_superuser or bool(policy.managed_study_ids(request.user))
+        )
 
     def has_add_permission(self, request):
         return request.user.is_superuser

@@ -24,7 +24,7 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
     formats = EXPORT_FORMATS
 
     list_display = [
-        "worker_id_",
+        "annotator",
         "document",
         "study",
         "kind",
@@ -35,7 +35,9 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
     ]
     list_select_related = ["study", "document", "worker"]
     list_filter = [StudyListFilter, "status", "kind", "flagged"]
-    search_fields = ["worker__external_id", "document__external_id"]
+    search_fields = ["document__external_id"]
+    identity_search_fields = ("worker__external_id",)
+    identity_columns = {"annotator": ("worker", "annotator")}
     fields = [
         "study",
         "document",
@@ -70,20 +72,9 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
         "active_seconds",
         "platform_ids",
     ]
-    secret_fields = ["token", "task_url"]
 
     def has_add_permission(self, request):
         return False
-
-    def get_fields(self, request, obj=None):
-        # The token is the worker's only key: show it to those who run the study, not to analysts.
-        if obj is not None and self.has_change_permission(request, obj):
-            return self.fields
-        return [name for name in self.fields if name not in self.secret_fields]
-
-    @admin.display(description="worker", ordering="worker__external_id")
-    def worker_id_(self, assignment):
-        return assignment.worker.external_id
 
     @admin.display(description="task URL")
     def task_url(self, assignment):
@@ -100,7 +91,7 @@ class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
     list_display = [
         "study",
         "document",
-        "worker",
+        "annotator",
         "category_key",
         "segment_index",
         "start",
@@ -115,7 +106,9 @@ class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
         "segment",
     ]
     list_filter = [StudyListFilter, "category__key"]
-    search_fields = ["assignment__worker__external_id", "assignment__document__external_id", "text"]
+    search_fields = ["assignment__document__external_id", "text"]
+    identity_search_fields = ("assignment__worker__external_id",)
+    identity_columns = {"annotator": ("assignment__worker", "annotator")}
 
     def has_add_permission(self, request):
         return False
@@ -133,10 +126,6 @@ class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
     @admin.display(description="document", ordering="assignment__document__external_id")
     def document(self, annotation):
         return annotation.assignment.document.external_id
-
-    @admin.display(description="worker", ordering="assignment__worker__external_id")
-    def worker(self, annotation):
-        return annotation.assignment.worker.external_id
 
     @admin.display(description="category", ordering="category__key")
     def category_key(self, annotation):

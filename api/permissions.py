@@ -12,40 +12,25 @@ keeps its message).
 
 from rest_framework.permissions import BasePermission
 
-from accounts.models import StudyMembership
+from accounts import policy
 from studies.models import Study
 
-SUPERUSER = "superuser"
-MANAGING_ROLES = frozenset({SUPERUSER, StudyMembership.Role.RESEARCHER})
-
-_ROLES_CACHE = "_api_study_roles"
+SUPERUSER = policy.SUPERUSER
+MANAGING_ROLES = policy.MANAGING_ROLES
 
 
 def visible_study_ids(user):
     """A subquery of the ids of the studies `user` may read."""
-    return Study.objects.for_user(user).values("pk")
-
-
-def study_roles(request):
-    """{study id: membership role} of the request's user, read once per request."""
-    roles = getattr(request, _ROLES_CACHE, None)
-    if roles is None:
-        roles = dict(StudyMembership.objects.filter(user=request.user).values_list("study_id", "role"))
-        setattr(request, _ROLES_CACHE, roles)
-    return roles
+    return policy.readable_study_ids(user)
 
 
 def study_role(request, study_id):
     """The user's role in the study: "superuser", their membership role, or None."""
-    if not request.user.is_authenticated:
-        return None
-    if request.user.is_superuser:
-        return SUPERUSER
-    return study_roles(request).get(study_id)
+    return policy.study_role(request.user, study_id)
 
 
 def manages_study(request, study_id):
-    return study_role(request, study_id) in MANAGING_ROLES
+    return policy.may_manage_study(request.user, study_id)
 
 
 def study_id_of(obj):

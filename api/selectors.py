@@ -5,9 +5,9 @@ import re
 from django.db.models import Count, IntegerField, OuterRef, Prefetch, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from accounts.policy import in_readable_studies as in_visible_studies
 from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment, ErrorAnnotation
-from api.permissions import visible_study_ids
 from reports.models import Report
 from studies.models import Category, Document, Segment, Study, Taxonomy
 
@@ -22,14 +22,7 @@ def _count_per_study(queryset):
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
-def in_visible_studies(queryset, user, study_path="study"):
-    """`queryset`'s rows whose study (at `study_path`) the user may read."""
-    if user.is_superuser:  # every study: no subquery
-        return queryset
-    return queryset.filter(**{f"{study_path}__in": visible_study_ids(user)})
-
-
-# The rows below need only a study's id and join key (for pseudonyms), not its long texts.
+# The rows below need only a study's id (for pseudonyms), not its long texts.
 _STUDY_TEXTS = ("instructions", "config")
 
 
@@ -99,10 +92,10 @@ def annotator_condition(user, pseudonym, *, study_id=None, assignment_path=""):
     pairs = in_visible_studies(Assignment.objects.all(), user)
     if study_id is not None:
         pairs = pairs.filter(study_id=study_id)
-    pairs = pairs.order_by().values_list("study_id", "study__join_key", "worker_id").distinct()
+    pairs = pairs.order_by().values_list("study_id", "worker_id").distinct()
     condition = nothing
-    for pair_study_id, join_key, worker_id in pairs:
-        if annotator_pseudonym(pair_study_id, join_key, worker_id) == pseudonym:
+    for pair_study_id, worker_id in pairs:
+        if annotator_pseudonym(pair_study_id, worker_id) == pseudonym:
             condition |= Q(
                 **{f"{assignment_path}study_id": pair_study_id, f"{assignment_path}worker_id": worker_id}
             )

@@ -3,20 +3,55 @@ assignments and annotations (CSV, XLSX, JSON), with the admin's filters applied.
 
 Import through these is off: data comes in through study bundles, which
 check every row first (docs/bundle-format.md). Annotators appear under their
-pseudonymous id, as in every analyst-facing file.
+pseudonymous id, as in every analyst-facing file. CSV and XLSX quote text
+that would run as a formula; JSON keeps it raw.
 """
 
-from import_export import fields, resources
+import tablib
+from import_export import fields, resources, widgets
 from import_export.formats.base_formats import CSV, JSON, XLSX
 
 from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment, ErrorAnnotation
 from studies.models import Document
 
-EXPORT_FORMATS = [CSV, XLSX, JSON]
+from .spreadsheet import spreadsheet_safe
 
 
-class DocumentResource(resources.ModelResource):
+class _SpreadsheetSafe:
+    """Quotes text cells a spreadsheet would run as formulas (exports/spreadsheet.py).
+
+    django-import-export's IMPORT_EXPORT_ESCAPE_FORMULAE_ON_EXPORT only strips a
+    leading `=` (losing it, and leaving `+`, `-`, `@`), and turns every cell into text.
+    """
+
+    def export_data(self, dataset, **kwargs):
+        safe = tablib.Dataset(headers=dataset.headers, title=dataset.title)
+        for row in dataset:
+            safe.append([spreadsheet_safe(value) for value in row])
+        return super().export_data(safe, **kwargs)
+
+
+class SpreadsheetSafeCSV(_SpreadsheetSafe, CSV):
+    pass
+
+
+class SpreadsheetSafeXLSX(_SpreadsheetSafe, XLSX):
+    pass
+
+
+EXPORT_FORMATS = [SpreadsheetSafeCSV, SpreadsheetSafeXLSX, JSON]
+
+
+class _ExportResource(resources.ModelResource):
+    def export_field(self, field, instance, **kwargs):
+        # Numbers stay numbers in every format, so that only text is quoted in spreadsheets.
+        if isinstance(field.widget, widgets.NumberWidget):
+            kwargs["force_native_type"] = True
+        return super().export_field(field, instance, **kwargs)
+
+
+class DocumentResource(_ExportResource):
     study = fields.Field(attribute="study__slug", column_name="study")
     segments = fields.Field(column_name="segments")
 
@@ -33,7 +68,7 @@ def _pseudonym(assignment):
     return annotator_pseudonym(assignment.study_id, assignment.study.join_key, assignment.worker_id)
 
 
-class AssignmentResource(resources.ModelResource):
+class AssignmentResource(_ExportResource):
     study = fields.Field(attribute="study__slug", column_name="study")
     document = fields.Field(attribute="document__external_id", column_name="document")
     annotator = fields.Field(column_name="annotator")
@@ -48,7 +83,7 @@ class AssignmentResource(resources.ModelResource):
         return _pseudonym(assignment)
 
 
-class ErrorAnnotationResource(resources.ModelResource):
+class ErrorAnnotationResource(_ExportResource):
     study = fields.Field(attribute="assignment__study__slug", column_name="study")
     document = fields.Field(attribute="assignment__document__external_id", column_name="document")
     segment = fields.Field(attribute="segment__index", column_name="segment")

@@ -10,6 +10,8 @@ from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment, ErrorAnnotation, ReviewAnswer
 from studies.review_questions import study_questions
 
+from .spreadsheet import spreadsheet_safe
+
 CHUNK = 5000
 COLUMNS = [
     "study", "document", "system", "segment", "span_text", "start", "end", "category",
@@ -125,11 +127,12 @@ class _Line:
 
 
 def csv_lines(study, *, with_platform_ids=False):
+    """The table as CSV, text that a spreadsheet would run as a formula quoted (exports/spreadsheet.py)."""
     writer = csv.writer(_Line())
     yield writer.writerow(columns(with_platform_ids, study))
     batch = []
     for row in annotation_rows(study, with_platform_ids=with_platform_ids):
-        batch.append(writer.writerow(row))
+        batch.append(writer.writerow([spreadsheet_safe(value) for value in row]))
         if len(batch) == 1000:  # fewer, larger chunks for the response
             yield "".join(batch)
             batch = []

@@ -21,7 +21,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from studies.models import Study
+from accounts import policy
 from studies.services import study_export_bundle
 
 from .models import Export
@@ -61,7 +61,7 @@ class StudyDownload(APIView):
     permission_classes = [IsAuthenticated]
 
     def study(self, request, study_id):
-        return get_object_or_404(Study.objects.for_user(request.user), pk=study_id)
+        return get_object_or_404(policy.readable_studies(request.user), pk=study_id)
 
 
 class AnnotationTable(StudyDownload):
@@ -78,7 +78,7 @@ class AnnotationTable(StudyDownload):
     )
     def get(self, request, study_id, file_format):
         study, format = self.study(request, int(study_id)), file_format
-        with_ids = Study.objects.managed_by(request.user).filter(pk=study.pk).exists()
+        with_ids = policy.sees_identities(request.user, study.pk)
         if (
             row_count(study) > settings.EXPORT_STREAM_MAX_ROWS
             or request.query_params.get("background") == "1"
@@ -100,7 +100,9 @@ class StudyBundle(StudyDownload):
         study = self.study(request, study_id)
         buffer = io.BytesIO()
         with tempfile.TemporaryDirectory(prefix="bundle-export-") as directory:
-            study_export_bundle(study=study, directory=directory)
+            study_export_bundle(
+                study=study, directory=directory, identities=policy.sees_identities(request.user, study.pk)
+            )
             with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
                 for path in sorted(Path(directory).iterdir()):
                     archive.write(path, f"{study.slug}/{path.name}")

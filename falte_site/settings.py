@@ -28,8 +28,16 @@ if not SECRET_KEY:
     # Development only: a fresh random key per process, never a shared default.
     SECRET_KEY = get_random_secret_key()
 
+# The key of annotators' pseudonyms (accounts/pseudonyms.py). Set it on its own
+# so that rotating SECRET_KEY does not rename every annotator in later exports.
+PSEUDONYM_SECRET = env.str("PSEUDONYM_SECRET", default="") or SECRET_KEY
+
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# Reverse proxies in front of the site, each appending to X-Forwarded-For. At 0
+# the client address is REMOTE_ADDR. Login lockouts and API rate limits count
+# per client address, so set it behind a proxy (docs/deployment.md).
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

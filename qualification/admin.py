@@ -8,6 +8,8 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.views.decorators.http import require_POST
 
+from accounts import policy
+from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment
 from studies.admin.scoping import StudyScopedAdmin
 from studies.models import Study
@@ -23,6 +25,62 @@ def _f1_summary(result):
         f1 = values.get("f1")
         parts.append(f"{key} {f1:.2f}" if f1 is not None else f"{key} –")
     return ", ".join(parts)
+
+
+def qualification_dashboard(qualification, user):
+    """Candidates x F1 per category, and failed attention checks, as the policy lets `user` see them."""
+    if qualification.pk is None:
+        return "Save first."
+
+    def who(worker, study_id):
+        if policy.sees_identities(user, study_id):
+            return worker.external_id
+        return annotator_pseudonym(study_id, worker.pk)
+
+    def feedback(result):
+        if not policy.sees_identities(
+            user, qualification.study_id
+        ):  # the link is the candidate's own key to their feedback page
+            return "–"
+        return format_html(
+            "<a href='{}'>feedback</a>", reverse("qualification-feedback", args=[result.feedback_token])
+        )
+
+    results = qualification.results.select_related("worker").order_by("pk")
+    rows = format_html_join(
+        "",
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+        (
+            (who(r.worker, qualification.study_id), r.get_status_display(), r.suggested or "–", _f1_summary(r),
+             r.documents, r.active_seconds, feedback(r))
+            for r in results
+        ),
+    )  # fmt: skip
+    flagged = policy.in_readable_studies(
+        Assignment.objects.filter(
+            Q(study__in=qualification.required_by.all()) | Q(study=qualification.study), flagged=True
+        ),
+        user,
+    ).select_related("worker", "document", "study")
+    flagged_rows = format_html_join(
+        "",
+        "<li>{} on {} ({})</li>",
+        (
+            (who(a.worker, a.study_id), a.document.external_id, a.study.slug)
+            for a in flagged
+        ),
+    )  # fmt: skip
+    decide = (
+        reverse("admin:qualification_qualificationresult_changelist")
+        + f"?qualification__id__exact={qualification.pk}"
+    )
+    return format_html(
+        '<table id="qualification-dashboard"><thead><tr><th>annotator</th><th>status</th><th>suggested</th>'
+        "<th>F1 per category</th><th>documents</th><th>seconds</th><th></th></tr></thead><tbody>{}</tbody></table>"
+        '<p><a href="{}">Approve or reject candidates, and write their messages</a></p>'
+        "<h3>Failed attention checks</h3><ul id='flagged'>{}</ul>",
+        rows, decide, flagged_rows or format_html("<li>{}</li>", "None."),
+    )  # fmt: skip
 
 
 @admin.register(Qualification)
@@ -41,39 +99,24 @@ class QualificationAdmin(StudyScopedAdmin):
             kwargs["queryset"] = Study.objects.managed_by(request.user)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
-    @admin.display(description="dashboard")
-    def dashboard(self, qualification):
-        if qualification.pk is None:
-            return "Save first."
-        results = qualification.results.select_related("worker").order_by("worker__external_id")
-        rows = format_html_join(
-            "",
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><a href='{}'>feedback</a></td></tr>",
-            (
-                (r.worker.external_id, r.get_status_display(), r.suggested or "–", _f1_summary(r),
-                 r.documents, r.active_seconds, reverse("qualification-feedback", args=[r.feedback_token]))
-                for r in results
-            ),
-        )  # fmt: skip
-        flagged = Assignment.objects.filter(
-            Q(study__in=qualification.required_by.all()) | Q(study=qualification.study), flagged=True
-        ).select_related("worker", "document", "study")
-        flagged_rows = format_html_join(
-            "",
-            "<li>{} on {} ({})</li>",
-            ((a.worker.external_id, a.document.external_id, a.study.slug) for a in flagged),
-        )
-        decide = (
-            reverse("admin:qualification_qualificationresult_changelist")
-            + f"?qualification__id__exact={qualification.pk}"
-        )
-        return format_html(
-            '<table id="qualification-dashboard"><thead><tr><th>worker</th><th>status</th><th>suggested</th>'
-            "<th>F1 per category</th><th>documents</th><th>seconds</th><th></th></tr></thead><tbody>{}</tbody></table>"
-            '<p><a href="{}">Approve or reject candidates, and write their messages</a></p>'
-            "<h3>Failed attention checks</h3><ul id='flagged'>{}</ul>",
-            rows, decide, flagged_rows or format_html("<li>{}</li>", "None."),
-        )  # fmt: skip
+    def get_readonly_fields(self, request, obj=None):
+        return [self._dashboard(request) if name == "dashboard" else name for name in self.readonly_fields]
+
+    def get_fields(self, request, obj=None):
+        return [self._dashboard(request) if name == "dashboard" else name for name in self.fields]
+
+    def _dashboard(self, request):
+        """The dashboard field, bound to the request: identities and feedback links only for managers.
+
+        One function per request: the form's fields and read-only fields must name the same one."""
+        if not hasattr(request, "_qualification_dashboard"):
+
+            def dashboard(qualification):
+                return qualification_dashboard(qualification, request.user)
+
+            dashboard.short_description = "dashboard"
+            request._qualification_dashboard = dashboard
+        return request._qualification_dashboard
 
     def get_urls(self):
         wrap = self.admin_site.admin_view
@@ -117,7 +160,7 @@ class QualificationFilter(admin.SimpleListFilter):
 class QualificationResultAdmin(StudyScopedAdmin):
     study_path = "qualification__study"
     list_display = [
-        "worker",
+        "annotator",
         "qualification",
         "status",
         "suggested",
@@ -129,6 +172,7 @@ class QualificationResultAdmin(StudyScopedAdmin):
     list_editable = ["message"]
     list_filter = ["status", "suggested"]
     list_select_related = ["worker", "qualification"]
+    identity_columns = {"annotator": ("worker", "annotator")}
     readonly_fields = ["qualification", "worker", "scores", "suggested", "documents", "active_seconds",
                        "decided_by", "decided_at", "feedback_link"]  # fmt: skip
     fields = ["qualification", "worker", "status", "message", "suggested", "scores", "documents",

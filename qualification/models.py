@@ -83,4 +83,5 @@ class QualificationResult(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.worker.external_id} in {self.qualification} ({self.status})"
+        # No worker identity: the string reaches admin titles, history and messages.
+        return f"Candidate result {self.pk} in {self.qualification} ({self.status})"

@@ -1,5 +1,6 @@
 """Reads of the qualification workflow: report data and the worker's feedback page."""
 
+from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment
 
 from .models import Qualification, QualificationResult
@@ -7,23 +8,23 @@ from .scoring import annotation_rows, document_comparison, gold_spans, spans_of
 
 
 def qualification_report(study):
-    """The report's `qualification` key: {worker: {"categories", "spans", "status"}}."""
+    """The report's `qualification` key: {annotator pseudonym: {"categories", "spans", "status"}}."""
     qualification = Qualification.objects.filter(study=study).first()
     if qualification is None:
         return None
     report = {}
-    for result in qualification.results.select_related("worker").order_by("worker__external_id"):
+    for result in qualification.results.order_by("pk"):
         categories = {
             key: {name: values.get(name) for name in ("precision", "recall", "f1", "overlap")}
             for key, values in (result.scores.get("categories") or {}).items()
         }
         spans = result.scores.get("spans") or {}
-        report[result.worker.external_id] = {
+        report[annotator_pseudonym(qualification.study_id, result.worker_id)] = {
             "categories": categories,
             "spans": {name: spans.get(name, 0) for name in ("matched", "missed", "extra", "confused")},
             "status": result.status,
         }
-    return report
+    return dict(sorted(report.items()))
 
 
 def feedback_result(token):

@@ -4,6 +4,7 @@ A few flat queries (values_list, iterated in chunks) rather than model
 instances: a 270,000-span study loads in seconds and little memory.
 """
 
+from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment, ErrorAnnotation
 from reports.metrics.spans.data import Annotation, Span, SpanCategory, SpanDocument, SpanStudy
 from studies.models import Segment
@@ -32,13 +33,14 @@ def span_study_for(study):
         documents[document_id].segments.append(text)
         documents[document_id].sentences.append([tuple(pair) for pair in sentences])
 
+    annotator_of = pseudonyms_of(study.pk)  # reports name annotators by pseudonym only
     assignments = {}
     submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
-    for pk, document_id, annotator, kind, seconds, visited in submitted.values_list(
-        "id", "document_id", "worker__external_id", "kind", "active_seconds", "segments_visited"
+    for pk, document_id, worker, kind, seconds, visited in submitted.values_list(
+        "id", "document_id", "worker_id", "kind", "active_seconds", "segments_visited"
     ).iterator(chunk_size=CHUNK):
         assignments[pk] = Annotation(
-            annotator=annotator, document=documents[document_id].id, kind=kind, spans=[],
+            annotator=annotator_of(worker), document=documents[document_id].id, kind=kind, spans=[],
             active_seconds=seconds, segments_visited=list(visited or []),
         )  # fmt: skip
     rows = ErrorAnnotation.objects.filter(assignment__in=submitted).values_list(

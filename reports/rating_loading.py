@@ -1,5 +1,6 @@
 """Read a Likert or BWS study out of the database into the rating metrics' dataclasses."""
 
+from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment, BestWorstJudgment, Rating
 from reports.metrics.ratings.data import Item, Judgment, RatingStudy
 from reports.metrics.ratings.data import Rating as RatingRow
@@ -11,6 +12,8 @@ def rating_study_for(study):
     documents = study.documents.order_by("position", "id").values_list(
         "id", "external_id", "input_id", "system", "block"
     )
+    # Reports name annotators by pseudonym only: analysts read them (accounts/policy.py).
+    annotator_of = pseudonyms_of(study.pk)
     external = {}
     items = []
     for pk, external_id, input_id, system, block in documents:
@@ -20,16 +23,20 @@ def rating_study_for(study):
         study=study, status=Assignment.Status.SUBMITTED, document__isnull=True
     )
     ratings = [
-        RatingRow(annotator=annotator, document=external[document_id], score=score, block=block, kind=kind)
-        for annotator, document_id, score, block, kind in Rating.objects.filter(assignment__in=submitted)
-        .values_list(
-            "assignment__worker__external_id", "document_id", "score", "assignment__block", "assignment__kind"
+        RatingRow(
+            annotator=annotator_of(worker),
+            document=external[document_id],
+            score=score,
+            block=block,
+            kind=kind,
         )
+        for worker, document_id, score, block, kind in Rating.objects.filter(assignment__in=submitted)
+        .values_list("assignment__worker_id", "document_id", "score", "assignment__block", "assignment__kind")
         .iterator(chunk_size=CHUNK)
     ]
     judgments = [
         Judgment(
-            annotator=annotator,
+            annotator=annotator_of(worker),
             documents=tuple(external[d] for d in documents_),
             best=external[best],
             worst=external[worst],
@@ -37,11 +44,11 @@ def rating_study_for(study):
             block=block,
             kind=kind,
         )  # fmt: skip
-        for annotator, documents_, best, worst, value, block, kind in BestWorstJudgment.objects.filter(
+        for worker, documents_, best, worst, value, block, kind in BestWorstJudgment.objects.filter(
             assignment__in=submitted
         )
         .values_list(
-            "assignment__worker__external_id",
+            "assignment__worker_id",
             "documents",
             "best_id",
             "worst_id",

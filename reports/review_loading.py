@@ -1,5 +1,6 @@
 """Read a review study out of the database for reports.metrics.reviews."""
 
+from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment, ReviewAnswer, ReviewItem
 from reports.metrics.reviews import ReviewAnswerRow, ReviewedItem, review_report
 from studies.review_questions import study_questions
@@ -12,10 +13,11 @@ def review_report_for(study):
             "id", "evaluator", "span_status"
         )
     ]
+    reviewer_of = pseudonyms_of(study.pk)  # reports name annotators by pseudonym only
     answers = [
-        ReviewAnswerRow(reviewer=reviewer, item=item, answers=given)
-        for reviewer, item, given in ReviewAnswer.objects.filter(
+        ReviewAnswerRow(reviewer=reviewer_of(worker), item=item, answers=given)
+        for worker, item, given in ReviewAnswer.objects.filter(
             assignment__study=study, assignment__status=Assignment.Status.SUBMITTED
-        ).values_list("assignment__worker__external_id", "item_id", "answers")
+        ).values_list("assignment__worker_id", "item_id", "answers")
     ]
     return review_report(items, answers, study_questions(study))

@@ -20,6 +20,9 @@ def study_add_documents(*, study, path, name):
     return import_documents(study, path, name)
 
 
-def study_export_bundle(*, study, directory):
-    """Write `study` as a bundle directory (round-trips through study_import_bundle)."""
-    export_study(study, directory)
+def study_export_bundle(*, study, directory, identities=True):
+    """Write `study` as a bundle directory (round-trips through study_import_bundle).
+
+    identities=False: annotators by pseudonym, no crowd platform secrets (for readers).
+    """
+    export_study(study, directory, identities=identities)

@@ -20,6 +20,9 @@ from studies.models import Document, Study
 
 DEFAULT_RELEASE_AFTER_MINUTES = 60
 OPEN_STATUSES = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
+# The crowd platform's id of one working session: it comes back with the worker
+# but, unlike the worker id, is known to no one else (readers never see it).
+SESSION_PROOF_KEYS = ("SESSION_ID", "assignmentId")
 
 
 class JoinRefused(Exception):
@@ -48,11 +51,23 @@ def assignments_release_stale(*, study, now=None):
     ).update(status=Assignment.Status.RELEASED)
 
 
+def may_resume(assignment, platform_ids, resume_tokens):
+    """May this arrival take back the open assignment? A worker id alone is no proof:
+    whoever learns a PROLIFIC_PID could open that worker's task and change their work.
+    The browser that was given the task may, and so may an arrival with the same
+    crowd platform session (Prolific's SESSION_ID, Mechanical Turk's assignmentId)."""
+    if assignment.token in resume_tokens:
+        return True
+    given, stored = platform_ids or {}, assignment.platform_ids or {}
+    return any(key in stored and given.get(key) == stored[key] for key in SESSION_PROOF_KEYS)
+
+
 @transaction.atomic
-def assignment_join(*, study, platform, external_id=None, platform_ids=None):
+def assignment_join(*, study, platform, external_id=None, platform_ids=None, resume_tokens=()):
     """Find or create the worker and return their assignment in `study`.
 
-    A worker who already holds an open assignment gets it back; otherwise the
+    A worker who already holds an open assignment gets it back (see may_resume;
+    `resume_tokens` are the task tokens this browser was given); otherwise the
     next main document that still needs annotators and that they never had.
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
@@ -68,13 +83,13 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None):
             "Thank you for your interest; you have not been approved for it (yet).",
         )
     if study.protocol in (Study.Protocol.LIKERT, Study.Protocol.BWS):
-        return _join_block(study, worker, platform_ids)
+        return _join_block(study, worker, platform_ids, resume_tokens)
     round_ = Qualification.objects.filter(study=study).exists()
     kind = Assignment.Kind.QUALIFICATION if round_ else Assignment.Kind.MAIN
     mine = Assignment.objects.filter(study=study, worker=worker, kind=kind)
     current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
     if current is not None:
-        return current
+        return _resumed(current, platform_ids, resume_tokens)
     assignments_release_stale(study=study)
     had = set(mine.values_list("document_id", flat=True))
     if round_:
@@ -92,14 +107,24 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None):
     )  # fmt: skip
 
 
-def _join_block(study, worker, platform_ids):
+def _resumed(current, platform_ids, resume_tokens):
+    if not may_resume(current, platform_ids, resume_tokens):
+        raise JoinRefused(
+            "resume",
+            "You already have a task in this study, started in another browser or session. "
+            "Go back to it there, or ask the researcher for your task link.",
+        )
+    return current
+
+
+def _join_block(study, worker, platform_ids, resume_tokens):
     """Rating studies hand out whole blocks: K workers per block, at most M blocks a worker."""
     mine = Assignment.objects.filter(
         study=study, worker=worker, kind=Assignment.Kind.MAIN, document__isnull=True
     )
     current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
     if current is not None:
-        return current
+        return _resumed(current, platform_ids, resume_tokens)
     assignments_release_stale(study=study)
     taken = mine.exclude(status=Assignment.Status.RELEASED).count()
     if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:

@@ -65,7 +65,7 @@ class AnnotatorField(serializers.Field):
         super().__init__(**kwargs)
 
     def to_representation(self, assignment):
-        return annotator_pseudonym(assignment.study_id, assignment.study.join_key, assignment.worker_id)
+        return annotator_pseudonym(assignment.study_id, assignment.worker_id)
 
 
 class StudyReferenceSerializer(serializers.Serializer):

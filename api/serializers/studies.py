@@ -4,14 +4,11 @@ from collections.abc import Mapping
 
 from rest_framework import serializers
 
-from api.permissions import manages_study, study_role
+from accounts import policy
+from api.permissions import study_role
 from studies.models import Category, Document, Segment, Study, Taxonomy
 
 from .fields import DetailFieldsMixin
-
-# Config keys that only the study's researchers see: the Prolific completion
-# link carries the code that marks a submission complete on Prolific.
-RESEARCHER_ONLY_CONFIG = ("prolific_completion_url",)
 
 
 class AssignmentCountsSerializer(serializers.Serializer):
@@ -49,8 +46,7 @@ class StudySerializer(serializers.ModelSerializer):
 
     def to_representation(self, study):
         data = super().to_representation(study)
-        if not manages_study(self.context["request"], study.pk) and isinstance(data["config"], dict):
-            data["config"] = {k: v for k, v in data["config"].items() if k not in RESEARCHER_ONLY_CONFIG}
+        data["config"] = policy.readable_config(self.context["request"].user, study)
         return data
 
     def to_internal_value(self, data):

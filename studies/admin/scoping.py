@@ -1,61 +1,81 @@
-"""Per-study scoping shared by every admin: a researcher sees only their studies.
+"""The admin side of the access policy (accounts/policy.py), shared by every model admin.
 
-Reads start from `Study.objects.for_user` (members: researchers and analysts);
-changes need `Study.objects.managed_by` (researchers). Another study's object
-is a 404, as everywhere else on the site (STYLE.md), whether it exists or not.
+Reads start from the studies the user may read; changes, list_editable
+saves, actions and custom views need a study the user manages; identity
+fields and columns are shown only on rows of studies the user manages (an
+analyst sees annotators by pseudonym). Another study's object is a 404, as
+everywhere else on the site (STYLE.md), whether it exists or not.
 """
 
+import re
+
 from django.contrib import admin
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.core.exceptions import PermissionDenied
 from django.http import Http404
 
+from accounts import policy
+from accounts.pseudonyms import annotator_pseudonym
 from studies.models import Study
-
-_MANAGED_CACHE = "_managed_study_ids"
 
 
 def visible_studies(user):
-    """A subquery of the ids of the studies `user` may see (no DISTINCT in the outer query)."""
-    return Study.objects.for_user(user).values("pk")
-
-
-def managed_study_ids(request):
-    """Ids of the studies the request's user manages, read once per request."""
-    if not hasattr(request, _MANAGED_CACHE):
-        ids = Study.objects.managed_by(request.user).values_list("pk", flat=True)
-        setattr(request, _MANAGED_CACHE, set(ids))
-    return getattr(request, _MANAGED_CACHE)
+    """A subquery of the ids of the studies `user` may read (no DISTINCT in the outer query)."""
+    return policy.readable_study_ids(user)
 
 
 def forget_managed_studies(request):
     """Call after a membership changes within the request (e.g. a study was just created)."""
-    if hasattr(request, _MANAGED_CACHE):
-        delattr(request, _MANAGED_CACHE)
+    policy.forget_roles(request.user)
 
 
 def manages_study(request, study_id):
-    return request.user.is_superuser or study_id in managed_study_ids(request)
+    return policy.may_manage_study(request.user, study_id)
+
+
+def manages_any_study(request):
+    return request.user.is_superuser or bool(policy.managed_study_ids(request.user))
+
+
+def managed_study_ids(request):
+    """Ids of the studies the request's user manages (superusers: see manages_study)."""
+    return policy.managed_study_ids(request.user)
+
+
+def _path_value(obj, path):
+    for name in path.split("__"):
+        obj = getattr(obj, name)
+    return obj
+
+
+_FORM_ID = re.compile(r"^form-\d+-id$")
 
 
 class StudyScopedAdmin(admin.ModelAdmin):
     """A model admin whose rows belong to a study reached through `study_path`.
 
-    Rows of studies the user is not a member of are left out of every list and
-    give 404 on their pages; rows of studies the user only reads (analyst) are
-    read-only. Foreign keys to Study offer only the studies the user manages.
+    `identity_columns` maps a list_display name to (path to the Worker, column
+    title): it shows the platform id or the pseudonym per row. `identity_search_fields` are searched only among rows of studies the
+    user manages (searching an analyst's rows by PROLIFIC_PID would tell them
+    who is who). Fields the policy hides are left out of the change page.
     """
 
     study_path = "study"
+    identity_columns = {}
+    identity_search_fields = ()
+
+    @property
+    def rule(self):
+        return policy.rule_for(self.model)
 
     def study_id_of(self, obj):
-        for name in self.study_path.split("__")[:-1]:
-            obj = getattr(obj, name)
-        return getattr(obj, self.study_path.split("__")[-1] + "_id")
+        return _path_value(obj, self.study_path + "_id")
+
+    # --- reads ---
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
-        if request.user.is_superuser:
-            return queryset
-        return queryset.filter(**{f"{self.study_path}__in": visible_studies(request.user)})
+        return policy.in_readable_studies(queryset, request.user, self.study_path)
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)
@@ -63,14 +83,82 @@ class StudyScopedAdmin(admin.ModelAdmin):
             raise Http404(f"No {self.opts.verbose_name} with this id among your studies.")
         return obj
 
+    def get_list_display(self, request):
+        columns = []
+        for name in super().get_list_display(request):
+            if name in self.identity_columns:
+                name = self._identity_column(request, name, *self.identity_columns[name])
+            columns.append(name)
+        return columns
+
+    def _identity_column(self, request, name, worker_path, description):
+        """The worker's platform id to who manages the row's study, the pseudonym to everyone else."""
+
+        def column(obj):
+            study_id, worker = self.study_id_of(obj), _path_value(obj, worker_path)
+            if policy.sees_identities(request.user, study_id):
+                return worker.external_id
+            return annotator_pseudonym(study_id, worker.pk)
+
+        column.short_description = description
+        column.__name__ = name
+        return column
+
+    def hidden_fields(self, request, obj):
+        if obj is None:
+            return frozenset()
+        return policy.hidden_fields(request.user, self.model, self.study_id_of(obj))
+
+    def get_fields(self, request, obj=None):
+        hidden = self.hidden_fields(request, obj)
+        return [name for name in super().get_fields(request, obj) if name not in hidden]
+
+    def get_fieldsets(self, request, obj=None):
+        return self.without_hidden(request, obj, super().get_fieldsets(request, obj))
+
+    def without_hidden(self, request, obj, fieldsets):
+        hidden = self.hidden_fields(request, obj)
+        if not hidden:
+            return fieldsets
+        return [
+            (title, {**options, "fields": [name for name in options["fields"] if name not in hidden]})
+            for title, options in fieldsets
+        ]
+
+    def get_search_results(self, request, queryset, search_term):
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        if search_term and self.identity_search_fields:
+            managed = queryset.filter(policy.managed_condition(request.user, self.study_path))
+            by_identity = managed.filter(
+                **{f"{self.identity_search_fields[0]}__icontains": search_term.strip()}
+            )
+            for field in self.identity_search_fields[1:]:
+                by_identity |= managed.filter(**{f"{field}__icontains": search_term.strip()})
+            results = results | by_identity
+            may_have_duplicates = True
+        return results, may_have_duplicates
+
+    # --- writes ---
+
     def manages(self, request, obj):
-        return obj is None or manages_study(request, self.study_id_of(obj))
+        return manages_any_study(request) if obj is None else manages_study(request, self.study_id_of(obj))
+
+    def _may_change(self, request, obj):
+        allowed = self.rule.change
+        if allowed == "nobody":
+            return False
+        if allowed == "superusers":
+            return request.user.is_superuser
+        return self.manages(request, obj)
+
+    def has_add_permission(self, request):
+        return super().has_add_permission(request) and self._may_change(request, None)
 
     def has_change_permission(self, request, obj=None):
-        return super().has_change_permission(request, obj) and self.manages(request, obj)
+        return super().has_change_permission(request, obj) and self._may_change(request, obj)
 
     def has_delete_permission(self, request, obj=None):
-        return super().has_delete_permission(request, obj) and self.manages(request, obj)
+        return super().has_delete_permission(request, obj) and self._may_change(request, obj)
 
     def get_deleted_objects(self, objs, request):
         # The "delete selected" action checks only model permissions: refuse rows
@@ -80,9 +168,41 @@ class StudyScopedAdmin(admin.ModelAdmin):
             perms_needed = set(perms_needed) | {f"{self.opts.verbose_name} of a study you do not manage"}
         return deleted, counts, perms_needed, protected
 
+    def get_actions(self, request):
+        # Every action writes: none for who manages no study (analysts, experts).
+        return super().get_actions(request) if self._may_change(request, None) else {}
+
+    def response_action(self, request, queryset):
+        # An action only ever sees the selected rows of studies the user manages.
+        selected = request.POST.getlist(ACTION_CHECKBOX_NAME)
+        if selected and not self._may_change(request, None):
+            raise PermissionDenied
+        managed = queryset.filter(policy.managed_condition(request.user, self.study_path))
+        return super().response_action(request, managed)
+
+    def get_changelist_instance(self, request):
+        changelist = super().get_changelist_instance(request)
+        if not self._may_change(request, None):
+            changelist.list_editable = ()
+        return changelist
+
+    def changelist_view(self, request, extra_context=None):
+        if request.method == "POST" and "_save" in request.POST and self.list_editable:
+            # list_editable saves rows by id: every one must be a row the user may change.
+            ids = {value for key, value in request.POST.items() if _FORM_ID.match(key)}
+            if not self._may_change(request, None):
+                raise PermissionDenied
+            managed = self.get_queryset(request).filter(
+                policy.managed_condition(request.user, self.study_path),
+                pk__in=[i for i in ids if i.isdigit()],
+            )
+            if managed.count() != len(ids):
+                raise PermissionDenied
+        return super().changelist_view(request, extra_context)
+
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.related_model is Study:
-            kwargs["queryset"] = Study.objects.managed_by(request.user)
+            kwargs["queryset"] = policy.managed_studies(request.user)
         return super().formfield_for_foreignkey(db_field, request, **kwargs)
 
 
@@ -97,7 +217,7 @@ class StudyListFilter(admin.SimpleListFilter):
         super().__init__(request, params, model, model_admin)
 
     def lookups(self, request, model_admin):
-        studies = Study.objects.for_user(request.user).order_by("title").values_list("pk", "title")
+        studies = policy.readable_studies(request.user).order_by("title").values_list("pk", "title")
         return [(str(pk), title) for pk, title in studies]
 
     def queryset(self, request, queryset):

@@ -1,5 +1,6 @@
 """Write a study back out as a bundle (study.yaml, documents.jsonl,
-assignments.jsonl) plus annotations.csv for spreadsheets.
+assignments.jsonl) plus annotations.csv for spreadsheets (text that would run
+as a formula is quoted there; the JSONL files, which import reads, stay raw).
 
 The output is deterministic: exporting, importing the export into an empty
 database and exporting again gives byte-identical files.
@@ -12,6 +13,7 @@ from pathlib import Path
 import yaml
 
 from annotations.models import Assignment, ErrorAnnotation
+from exports.spreadsheet import spreadsheet_safe
 
 from .study_checks import category_spec_of
 
@@ -76,7 +78,7 @@ def export_study(study, directory):
             rows = annotations.get(assignment.pk, [])
             handle.write(_json_line(_assignment_record(assignment, rows)))
             for row in rows:
-                writer.writerow(_csv_row(study, assignment, row))
+                writer.writerow([spreadsheet_safe(value) for value in _csv_row(study, assignment, row)])
 
 
 def _export_block_assignments(study, assignments, directory):

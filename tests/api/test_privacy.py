@@ -1,8 +1,10 @@
 """Analysts see pseudonyms, never platform ids; nobody gets a task token or completion code."""
 
 import hashlib
+import hmac
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from .conftest import PROLIFIC_PID
@@ -18,9 +20,10 @@ WORK_URLS = [
 
 
 def expected_pseudonym(assignment):
-    study = assignment.study
-    key = f"{study.pk}:{study.join_key}:{assignment.worker_id}"
-    return "A" + hashlib.sha256(key.encode()).hexdigest()[:10]
+    """HMAC-SHA256 of "study:worker" under the server's pseudonym secret, computed here independently."""
+    key = hashlib.sha256(("falte.annotator-pseudonym" + settings.PSEUDONYM_SECRET).encode()).digest()
+    message = f"{assignment.study_id}:{assignment.worker_id}".encode()
+    return "A" + hmac.new(key, message, hashlib.sha256).hexdigest()[:10]
 
 
 @pytest.mark.parametrize("url", WORK_URLS)

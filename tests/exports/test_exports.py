@@ -73,7 +73,7 @@ def test_csv_has_a_row_per_annotation_and_per_empty_assignment(client, study, an
     )
     assert empty["document"] == "d2" and empty["no_annotation"] == "True" and empty["category"] == ""
     worker = Assignment.objects.get(document__external_id="d1").worker
-    assert char["annotator"] == annotator_pseudonym(study.pk, study.join_key, worker.pk)
+    assert char["annotator"] == annotator_pseudonym(study.pk, worker.pk)
     assert "PROLIFIC-5f3a" not in body and "worker_external_id" not in body
 
 

@@ -6,6 +6,7 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import StudyMembership, Worker
+from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment
 from qualification.models import Qualification, QualificationResult
 from qualification.services import expert_assignments_generate, qualification_decide
@@ -145,6 +146,12 @@ def test_imported_qualification_work_is_scored_and_reported(tmp_path):
                                                        documents=documents, assignments=assignments)).study  # fmt: skip
     assert Qualification.objects.get(study=study).results.count() == 2
     report = study_report_data(study)["qualification"]
+    # Reports name annotators by pseudonym only (analysts read them).
+    assert "cand" not in report and "miss" not in report
+    cand, miss = (
+        annotator_pseudonym(study.pk, Worker.objects.get(external_id=name).pk) for name in ("cand", "miss")
+    )
+    report = {"cand": report[cand], "miss": report[miss]}
     assert report["cand"]["categories"]["CharE"] == {
         "precision": 1.0,
         "recall": 1.0,

@@ -43,7 +43,7 @@ class StudyViewSet(
             return [IsAuthenticated(), IsStudyResearcher()]
         return super().get_permissions()
 
-    def partial_update(self, request, pk=None):
+    def partial_update(self, request, pk=None, **kwargs):  # kwargs: the router's format suffix
         study = self.get_object()
         serializer = self.get_serializer(study, data=request.data, partial=True)
         serializer.is_valid(raise_exception=True)

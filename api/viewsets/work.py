@@ -72,7 +72,7 @@ class AssignmentViewSet(StudyScopedMixin, viewsets.ReadOnlyModelViewSet):
         detail=False, methods=["post"], permission_classes=[IsAuthenticated, IsStudyResearcher],
         serializer_class=AssignmentGenerateSerializer, filter_backends=[], pagination_class=None,
     )  # fmt: skip
-    def generate(self, request):
+    def generate(self, request, **kwargs):  # kwargs: the router's format suffix
         study = self.study_named_in_body()
         serializer = self.get_serializer(data=request.data)
         serializer.is_valid(raise_exception=True)

@@ -1,0 +1,416 @@
+"""Every role x every surface, generated from the URLconf (admin registry and API router included).
+
+Nobody lists the surfaces here: every URL pattern of the site is sent every
+role, so a view added later is covered without anyone remembering to. A URL
+argument this file cannot fill fails the test (give it a value below).
+
+Two studies hold submitted work: S (run by `researcher`, read by `analyst`)
+and T (run by `other_researcher`). Per role and surface:
+- reads: never a 5xx; S's worker identities and secrets (PROLIFIC_PID,
+  SESSION_ID, task tokens, completion codes, the completion URL, the join
+  key, feedback links) appear only for those who manage S; S's data appears
+  to none outside S (the other researcher, anonymous, a worker's token);
+- writes: every POST a read-only role can send (the form the researcher sees
+  on that page, every admin action on S's rows, list_editable saves, API
+  writes naming S) changes nothing in the database.
+"""
+
+import re
+from html.parser import HTMLParser
+from types import SimpleNamespace
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from accounts.models import StudyMembership, Worker
+from accounts.services import researcher_create
+from annotations.models import Assignment
+from exports.models import Export
+from qualification.models import Qualification, QualificationResult
+from reports.models import Report
+from reports.study_report import study_report_data
+from studies.models import Category
+from tests.factories import ErrorAnnotationFactory, make_span_study
+
+pytestmark = pytest.mark.django_db
+
+ROLES = ["anonymous", "task_token", "analyst", "other_researcher", "researcher", "superuser"]
+MANAGERS_OF_S = {"researcher", "superuser"}
+READERS_OF_S = {"analyst"} | MANAGERS_OF_S
+
+PID_S = ["5f0c9a1e7d3b2a00123abcde", "5f0c9a1e7d3b2a00999fedcb"]
+COMPLETION_URL = "https://app.prolific.example/submissions/complete?cc=CC4SECRET"
+S_TITLE, T_TITLE = "Study Sierra", "Rival Tango"
+T_MARK = "tango-doc"  # T's document ids: what T's data looks like on a page
+
+
+def _submitted(study, document, worker, platform_ids, marker):
+    assignment = Assignment.objects.create(
+        study=study, document=document, worker=worker, kind=Assignment.Kind.MAIN,
+        status=Assignment.Status.SUBMITTED, submitted_at=timezone.now(), completion_code=f"CODE{marker}",
+        platform_ids=platform_ids, segments_visited=[0, 1, 2], current_segment=2,
+    )  # fmt: skip
+    ErrorAnnotationFactory(
+        assignment=assignment, segment=document.segments.get(index=0),
+        category=Category.objects.get(taxonomy=study.taxonomy, key="CharE"), start=0, end=7, text="Segment",
+    )  # fmt: skip
+    return assignment
+
+
+def _study_with_work(title, researcher, pids, *, doc_prefix, **fields):
+    study = make_span_study(documents=2, researcher=researcher, title=title, **fields)
+    for document in study.documents.all():
+        document.external_id = f"{doc_prefix}{document.position}"
+        document.save()
+    assignments = []
+    for number, pid in enumerate(pids):
+        worker = Worker.objects.create(platform=Worker.Platform.PROLIFIC, external_id=pid)
+        for document in study.documents.order_by("position"):
+            ids = {"STUDY_ID": "st-1", "SESSION_ID": f"sess-{doc_prefix}{document.position}-{number}"}
+            assignments.append(_submitted(study, document, worker, ids, f"{doc_prefix}{number}{document.pk}"))
+    Report.objects.create(
+        study=study, status=Report.Status.DONE, result=study_report_data(study), finished_at=timezone.now()
+    )
+    qualification = Qualification.objects.create(study=study, slug=f"{study.slug}-q", title=f"{title} round")
+    QualificationResult.objects.create(
+        qualification=qualification, worker=assignments[0].worker, message="Well done", suggested="pass"
+    )
+    Export.objects.create(study=study, requested_by=researcher)
+    return study, assignments
+
+
+@pytest.fixture
+def world(researcher, other_researcher, superuser):
+    analyst = researcher_create(username="analyst-a", password="pass-w0rd-for-tests")
+    s, s_assignments = _study_with_work(
+        S_TITLE,
+        researcher,
+        PID_S,
+        doc_prefix="sierra-doc",
+        config={"prolific_completion_url": COMPLETION_URL},
+    )
+    StudyMembership.objects.create(study=s, user=analyst, role=StudyMembership.Role.ANALYST)
+    t, t_assignments = _study_with_work(
+        T_TITLE, other_researcher, ["6a1b2c3d4e5f60718293a4b5"], doc_prefix=T_MARK
+    )
+    s.refresh_from_db()
+    result = QualificationResult.objects.get(qualification__study=s)
+    secrets = [*PID_S, "CC4SECRET", s.join_key, result.feedback_token]
+    for assignment in s_assignments:
+        secrets += [assignment.token, assignment.completion_code, assignment.platform_ids["SESSION_ID"]]
+    return SimpleNamespace(
+        s=s, t=t, s_assignment=s_assignments[0], t_assignment=t_assignments[0], secrets=secrets,
+        users={"analyst": analyst, "other_researcher": other_researcher, "researcher": researcher,
+               "superuser": superuser},
+    )  # fmt: skip
+
+
+def client_for(world, role):
+    client = Client()
+    if role == "task_token":  # the other study's worker, sending their task token as credentials
+        client.defaults["HTTP_AUTHORIZATION"] = f"Token {world.t_assignment.token}"
+    elif role != "anonymous":
+        client.force_login(world.users[role])
+    return client
+
+
+# --- the surfaces, from the URLconf ---
+
+
+def _patterns(resolvers, prefix="", namespace=""):
+    for entry in resolvers:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from _patterns(entry.url_patterns, prefix + str(entry.pattern), inner)
+        elif isinstance(entry, URLPattern) and entry.name:
+            yield namespace + entry.name, prefix + str(entry.pattern)
+
+
+def all_url_names():
+    return sorted({name for name, _ in _patterns(get_resolver().url_patterns)})
+
+
+def _model_of_admin_url(name):
+    """admin:<app>_<model>_<view> -> the model, for admin URLs of registered models."""
+    for model in admin.site._registry:
+        prefix = f"admin:{model._meta.app_label}_{model._meta.model_name}_"
+        if name.startswith(prefix):
+            return model
+    return None
+
+
+def s_object(world, model):
+    """S's row of `model` (the object an admin or API detail URL is sent)."""
+    label = model._meta.label_lower
+    user_model = world.users["researcher"].__class__
+    by_label = {
+        "studies.study": world.s,
+        "studies.taxonomy": world.s.taxonomy,
+        "studies.category": world.s.taxonomy.categories.first(),
+        "studies.document": world.s_assignment.document,
+        "studies.segment": world.s_assignment.document.segments.first(),
+        "accounts.worker": world.s_assignment.worker,
+        "accounts.studymembership": world.s.memberships.first(),
+        "annotations.assignment": world.s_assignment,
+        "annotations.errorannotation": world.s_assignment.annotations.first(),
+        "qualification.qualification": Qualification.objects.get(study=world.s),
+        "qualification.qualificationresult": QualificationResult.objects.get(qualification__study=world.s),
+        "reports.report": Report.objects.get(study=world.s),
+        "exports.export": Export.objects.get(study=world.s),
+        "auth.group": None,  # None: no row; the model's list and add pages are still sent every role
+        "axes.accessattempt": None,
+        "axes.accesslog": None,
+        "axes.accessfailurelog": None,
+        "authtoken.tokenproxy": Token.objects.get_or_create(user=world.users["researcher"])[0],
+        "authtoken.token": Token.objects.get_or_create(user=world.users["researcher"])[0],
+    }
+    if model is user_model:
+        return world.users["researcher"]
+    if label not in by_label:
+        pytest.fail(f"no object of S for {label}: add one to s_object()")
+    return by_label[label]
+
+
+API_BASENAMES = {
+    "study": "studies.study", "taxonomy": "studies.taxonomy", "document": "studies.document",
+    "assignment": "annotations.assignment", "annotation": "annotations.errorannotation", "report": "reports.report",
+}  # fmt: skip
+
+
+def url_kwargs(world, name, pattern):
+    """Values for the URL's arguments: S's objects, or the other study's worker's own secrets."""
+    arguments = re.findall(r"<(?:\w+:)?(\w+)>|\(\?P<(\w+)>", pattern)
+    names = [a or b for a, b in arguments]
+    model = _model_of_admin_url(name)
+    values = {}
+    for argument in names:
+        if argument == "object_id" and model is not None:
+            obj = s_object(world, model)
+            if obj is None:
+                return None
+            values[argument] = str(obj.pk)
+        elif argument == "id" and model is not None:
+            values[argument] = str(s_object(world, model).pk)
+        elif argument == "app_label":
+            values[argument] = "annotations"
+        elif argument in ("study_id",):
+            values[argument] = world.s.pk
+        elif argument == "report_id":
+            values[argument] = Report.objects.get(study=world.s).pk
+        elif argument == "export_id":
+            values[argument] = Export.objects.get(study=world.s).pk
+        elif argument == "token":  # a worker's own pages: the bearer of the token is that worker
+            values[argument] = world.t_assignment.token
+        elif argument == "join_key":
+            values[argument] = world.t.join_key
+        elif argument == "client_id":
+            values[argument] = "client-1"
+        elif argument == "file_format":
+            values[argument] = "csv"
+        elif argument == "format":
+            values[argument] = "json"
+        elif argument == "pk" and name.split("-")[0] in API_BASENAMES:
+            values[argument] = s_object(world, apps.get_model(API_BASENAMES[name.split("-")[0]])).pk
+        elif argument in ("content_type_id",):
+            return None  # admin's "view on site" redirect: no model here has a page of its own
+        elif argument == "url" and name == "admin:catch_all_view":
+            values[argument] = "nothing-here/"
+        else:
+            pytest.fail(f"{name} ({pattern}) takes {argument!r}: give it a value in url_kwargs()")
+    return values
+
+
+def surfaces(world):
+    found = []
+    for name, pattern in _patterns(get_resolver().url_patterns):
+        kwargs = url_kwargs(world, name, pattern)
+        if kwargs is None:
+            continue
+        if "format" in kwargs and "<" not in pattern.split("(?P<format>")[0][-3:]:
+            pass
+        try:
+            found.append((name, reverse(name, kwargs=kwargs)))
+        except Exception as error:  # a pattern the kwargs cannot fill is a test to fix, not to skip
+            pytest.fail(f"cannot reverse {name} with {kwargs}: {error}")
+    return found
+
+
+def _body(response):
+    if getattr(response, "streaming", False):
+        return b"".join(response.streaming_content).decode("utf-8", "replace")
+    return response.content.decode("utf-8", "replace")
+
+
+def _bundle_text(response):
+    """A zip download's files, as text (identities could hide inside it)."""
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return "\n".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
+
+
+def test_every_role_on_every_surface_reads_only_what_the_policy_allows(world):
+    checked = 0
+    pages = surfaces(world)
+    assert len(pages) > 80, "the URLconf walk found too few surfaces"
+    for role in ROLES:
+        client = client_for(world, role)
+        for name, url in pages:
+            if name in ("admin:logout", "logout"):
+                continue
+            response = client.get(url)
+            checked += 1
+            assert response.status_code < 500, f"{role} GET {url}: {response.status_code}"
+            text = (
+                _bundle_text(response)
+                if response.get("Content-Type") == "application/zip"
+                else _body(response)
+            )
+            if role not in MANAGERS_OF_S:
+                leaked = [secret for secret in world.secrets if secret in text]
+                assert not leaked, f"{role} GET {url} ({name}) shows S's secrets {leaked}"
+            if role not in READERS_OF_S:
+                assert S_TITLE not in text and "sierra-doc" not in text, f"{role} GET {url} shows S's data"
+    print(f"read matrix: {len(ROLES)} roles x {len(pages)} surfaces = {checked} requests")
+
+
+# --- writes ---
+
+
+class _FormFields(HTMLParser):
+    """The fields of the page's forms that post, as a browser would send them."""
+
+    def __init__(self):
+        super().__init__()
+        self.data, self._textarea, self._select = {}, None, None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        name = attrs.get("name")
+        if tag == "input" and name and attrs.get("type") not in ("submit", "button", "file", "image"):
+            if attrs.get("type") in ("checkbox", "radio") and "checked" not in attrs:
+                return
+            self.data.setdefault(name, attrs.get("value", "on" if attrs.get("type") == "checkbox" else ""))
+        elif tag == "textarea" and name:
+            self._textarea = name
+            self.data[name] = ""
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select and ("selected" in attrs or self._select not in self.data):
+            self.data[self._select] = attrs.get("value", "")
+
+    def handle_endtag(self, tag):
+        if tag == "textarea":
+            self._textarea = None
+        elif tag == "select":
+            self._select = None
+
+    def handle_data(self, data):
+        if self._textarea:
+            self.data[self._textarea] += data
+
+
+def form_data(html):
+    parser = _FormFields()
+    parser.feed(html)
+    data = {key: value for key, value in parser.data.items() if key != "csrfmiddlewaretoken"}
+    # A change a save would write: every text field gets a mark.
+    for key, value in list(data.items()):
+        if re.search(r"(message|title|description|instructions|name|label)$", key) and isinstance(value, str):
+            data[key] = value + " (changed)"
+    return data
+
+
+WATCHED_APPS = (
+    "accounts",
+    "studies",
+    "annotations",
+    "reports",
+    "qualification",
+    "exports",
+    "authtoken",
+    "auth",
+)
+
+
+def database_state():
+    """Every row of the platform's own tables (and logins and tokens): what a write would change."""
+    state = {}
+    for model in apps.get_models():
+        if model._meta.app_label in WATCHED_APPS:
+            fields = [f.attname for f in model._meta.concrete_fields if f.attname not in ("last_login",)]
+            state[model._meta.label] = list(model.objects.order_by("pk").values_list(*fields))
+    return state
+
+
+def admin_writes(world, name, url, researcher_client):
+    """The POSTs a read-only role could send to an admin page: its form, its actions, list_editable."""
+    page = researcher_client.get(url)
+    bodies = []
+    if page.status_code == 200 and "text/html" in page.get("Content-Type", ""):
+        html = page.content.decode()
+        data = form_data(html)
+        if data:
+            bodies.append(data)
+        model = _model_of_admin_url(name)
+        if name.endswith("_changelist") and model is not None:
+            obj = s_object(world, model)
+            if obj is not None:
+                for action in re.findall(r'<option value="([\w-]+)">', html):
+                    bodies.append({"action": action, ACTION_CHECKBOX_NAME: [str(obj.pk)], "index": "0",
+                                   "post": "yes"})  # fmt: skip
+                if "_save" in html:  # list_editable
+                    bodies.append({**data, "_save": "Save"})
+    bodies.append({})
+    return bodies
+
+
+def test_read_only_roles_change_nothing_through_any_surface(world):
+    researcher = client_for(world, "researcher")
+    pages = [(name, url) for name, url in surfaces(world) if "logout" not in name and "login" not in name]
+    posts = 0
+    for role in ("analyst", "other_researcher", "anonymous", "task_token"):
+        client = client_for(world, role)
+        for name, url in pages:
+            if not (
+                name.startswith("admin:") or url.startswith("/api/") and not url.startswith("/api/task/")
+            ):
+                continue  # worker pages: the token's bearer is the worker, who may write their own work
+            if name.startswith("admin:"):
+                bodies = admin_writes(world, name, url, researcher)
+            else:
+                bodies = [
+                    {"study": world.s.pk, "status": "closed", "worker_ids": ["w-new"], "per_document": 1}
+                ]
+            for body in bodies:
+                before = database_state()
+                if name.startswith("admin:"):
+                    response = client.post(url, body)
+                else:
+                    response = client.generic("POST", url, __import__("json").dumps(body),
+                                              content_type="application/json")  # fmt: skip
+                    client.patch(url, body, content_type="application/json")
+                    client.delete(url)
+                posts += 1
+                assert response.status_code < 500, f"{role} POST {url} {body}: {response.status_code}"
+                assert database_state() == before, f"{role} changed the database through POST {url} {body}"
+    print(f"write matrix: {posts} POSTs by read-only roles")
+
+
+def test_the_write_matrix_can_fail_a_researcher_saving_the_same_forms_changes_things(world):
+    """The bodies the matrix sends are real writes: S's researcher sending them changes the database."""
+    researcher = client_for(world, "researcher")
+    url = reverse("admin:qualification_qualificationresult_changelist")
+    body = next(b for b in admin_writes(world, "admin:qualification_qualificationresult_changelist", url,
+                                         researcher) if "_save" in b)  # fmt: skip
+    before = database_state()
+    researcher.post(url, body)
+    assert database_state() != before
+    assert QualificationResult.objects.get(qualification__study=world.s).message == "Well done (changed)"

@@ -1,6 +1,7 @@
 """CI claims to run on PostgreSQL and Redis: make sure it really does.
 
-Outside CI (no EXPECT_* variables) these check the embedded default instead.
+Outside CI (no EXPECT_* variables) these check what DATABASE_URL and
+CELERY_BROKER_URL ask for, or the embedded default (SQLite, no broker).
 """
 
 import os
@@ -11,12 +12,20 @@ from django.db import connection
 
 from falte_site.celery import app as celery_app
 
+VENDORS = {"sqlite": "sqlite", "postgres": "postgresql", "postgresql": "postgresql", "pgsql": "postgresql",
+           "postgis": "postgresql", "mysql": "mysql", "mysql2": "mysql"}  # fmt: skip
+
+
+def expected_vendor():
+    if os.environ.get("EXPECT_DATABASE"):
+        return os.environ["EXPECT_DATABASE"]
+    scheme = os.environ.get("DATABASE_URL", "sqlite://").split(":", 1)[0].lower()
+    return VENDORS.get(scheme, f"unknown scheme {scheme!r} in DATABASE_URL")
+
 
 @pytest.mark.django_db
 def test_database_is_the_one_ci_expects():
-    expected = os.environ.get("EXPECT_DATABASE", "sqlite" if "DATABASE_URL" not in os.environ else "")
-    if expected:
-        assert connection.vendor == expected
+    assert connection.vendor == expected_vendor()
 
 
 def test_celery_runs_eagerly_without_a_broker_and_reaches_redis_with_one():

@@ -124,7 +124,10 @@ def test_judgments_are_checked_and_saved(client, bws):
         post(client, "task-api-submit", assignment, {}).json()["error"]
         == "judge every tuple before submitting (1 left)"
     )
-    assert c
+    # The tuple's third output was neither picked; the refused posts left the saved judgment as it was.
+    judgment = assignment.judgments.get()
+    assert (documents[judgment.best_id], documents[judgment.worst_id], judgment.value) == (a, b, 2)
+    assert c not in (a, b)
 
 
 def test_by_input_tuples_hold_all_systems_of_an_input(bws):
@@ -132,6 +135,7 @@ def test_by_input_tuples_hold_all_systems_of_an_input(bws):
         study=bws, worker=Worker.objects.create(platform="link", external_id="w"), block="b1"
     )
     inputs = dict(bws.documents.values_list("id", "input_id"))
+    assert len(assignment.items) == 2  # block b1: two inputs of three systems
     for entry in assignment.items:
         assert len(entry["documents"]) == 3 and len({inputs[d] for d in entry["documents"]}) == 1
 
@@ -154,7 +158,8 @@ def test_assign_command_hands_out_blocks_in_rating_studies(likert, capsys):
     lines = capsys.readouterr().out.strip().splitlines()
     targets = Counter(line.split("\t")[1] for line in lines)
     assert targets == {"block:b1": 2, "block:b2": 2}
-    assert all(a.items for a in Assignment.objects.filter(study=likert))
+    items = [len(a.items) for a in Assignment.objects.filter(study=likert)]
+    assert items == [6, 6, 6, 6]  # every output of its block (2 inputs x 3 systems)
 
 
 def test_completion_page_gives_the_retest_link(client, likert):

@@ -458,7 +458,7 @@ def test_generate_assignments_gives_each_document_k_distinct_workers(client, res
     assert 'name="per_document" value="3"' in form  # the study's annotators_per_document
     assert response.status_code == 200
     assignments = Assignment.objects.filter(study=study)
-    assert assignments.count() == 6
+    assert assignments.count() == 6 and study.documents.count() == 3
     for document in study.documents.all():
         workers = list(assignments.filter(document=document).values_list("worker__external_id", flat=True))
         assert len(workers) == 2 and len(set(workers)) == 2

@@ -65,7 +65,7 @@ class DocumentResource(_ExportResource):
 
 
 def _pseudonym(assignment):
-    return annotator_pseudonym(assignment.study_id, assignment.study.join_key, assignment.worker_id)
+    return annotator_pseudonym(assignment.study_id, assignment.worker_id)
 
 
 class AssignmentResource(_ExportResource):

@@ -73,7 +73,7 @@ def review_rows(study, *, with_platform_ids=False):
          given, platform, external_id) in answers.iterator(chunk_size=CHUNK):  # fmt: skip
         values = ["; ".join(v) if isinstance(v := given.get(key, ""), list) else v for key in keys]
         row = [study.slug, document, position, evaluator, label, span, status, explanation,
-               annotator_pseudonym(study.pk, study.join_key, worker), assignment, kind, _iso(submitted_at), *values]  # fmt: skip
+               annotator_pseudonym(study.pk, worker), assignment, kind, _iso(submitted_at), *values]  # fmt: skip
         yield row + ([platform, external_id] if with_platform_ids else [])
 
 
@@ -91,7 +91,7 @@ def annotation_rows(study, *, with_platform_ids=False):
 
     def pseudonym(worker_pk):
         if worker_pk not in pseudonyms:
-            pseudonyms[worker_pk] = annotator_pseudonym(study.pk, study.join_key, worker_pk)
+            pseudonyms[worker_pk] = annotator_pseudonym(study.pk, worker_pk)
         return pseudonyms[worker_pk]
 
     annotations = (

@@ -4,6 +4,10 @@ as a formula is quoted there; the JSONL files, which import reads, stay raw).
 
 The output is deterministic: exporting, importing the export into an empty
 database and exporting again gives byte-identical files.
+
+With `identities=False` (the bundle an analyst downloads) annotators appear
+under their pseudonym with platform "import", and the config keys the policy
+keeps from readers (accounts/policy.py) are left out.
 """
 
 import csv
@@ -12,6 +16,9 @@ from pathlib import Path
 
 import yaml
 
+from accounts import policy
+from accounts.models import Worker
+from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment, ErrorAnnotation
 from exports.spreadsheet import spreadsheet_safe
 
@@ -40,10 +47,19 @@ def _json_line(value):
     return json.dumps(value, ensure_ascii=False, sort_keys=False) + "\n"
 
 
-def export_study(study, directory):
+def _annotators(study, identities):
+    """who(assignment) -> (annotator, platform) as the bundle names them."""
+    if identities:
+        return lambda assignment: (assignment.worker.external_id, assignment.worker.platform)
+    pseudonym = pseudonyms_of(study.pk)
+    return lambda assignment: (pseudonym(assignment.worker_id), Worker.Platform.IMPORT.value)
+
+
+def export_study(study, directory, *, identities=True):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / "study.yaml").write_text(_study_yaml(study), encoding="utf-8")
+    who = _annotators(study, identities)
+    (directory / "study.yaml").write_text(_study_yaml(study, identities), encoding="utf-8")
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
         for document in study.documents.order_by("position", "id").prefetch_related("segments"):
             segments = sorted(document.segments.all(), key=lambda segment: segment.index)
@@ -62,10 +78,12 @@ def export_study(study, directory):
         .order_by("document__position", "worker__platform", "worker__external_id", "kind")
     )
     if study.protocol in ("likert", "bws"):
-        _export_block_assignments(study, assignments, directory)
+        _export_block_assignments(study, assignments, directory, who)
         return
+    if not identities:  # in the order of what the file shows, not of the hidden platform ids
+        assignments = sorted(assignments, key=lambda a: (a.document.position, *who(a), a.kind))
     if study.protocol == "review":
-        _export_review(study, assignments, directory)
+        _export_review(study, assignments, directory, who)
         return
     annotations = _annotations_by_assignment(study)
     with (
@@ -76,22 +94,23 @@ def export_study(study, directory):
         writer.writerow(CSV_COLUMNS)
         for assignment in assignments:
             rows = annotations.get(assignment.pk, [])
-            handle.write(_json_line(_assignment_record(assignment, rows)))
+            handle.write(_json_line(_assignment_record(assignment, rows, who)))
             for row in rows:
-                writer.writerow([spreadsheet_safe(value) for value in _csv_row(study, assignment, row)])
+                writer.writerow([spreadsheet_safe(value) for value in _csv_row(study, assignment, row, who)])
 
 
-def _export_block_assignments(study, assignments, directory):
+def _export_block_assignments(study, assignments, directory, who):
     """Rating studies: one line per worker and block with its ratings or judgments."""
     external = dict(study.documents.values_list("id", "external_id"))
     position = dict(study.documents.values_list("id", "position"))
-    assignments = assignments.order_by(
-        "block", "worker__platform", "worker__external_id", "kind"
-    ).prefetch_related("ratings", "judgments")
+    assignments = sorted(
+        assignments.prefetch_related("ratings", "judgments"), key=lambda a: (a.block, *who(a), a.kind)
+    )
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for assignment in assignments:
+            annotator, platform = who(assignment)
             record = {
-                "annotator": assignment.worker.external_id, "platform": assignment.worker.platform,
+                "annotator": annotator, "platform": platform,
                 "kind": assignment.kind, "block": assignment.block, "active_seconds": assignment.active_seconds,
             }  # fmt: skip
             if assignment.submitted_at is not None:
@@ -113,7 +132,7 @@ def _export_block_assignments(study, assignments, directory):
     (directory / "annotations.csv").write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")
 
 
-def _export_review(study, assignments, directory):
+def _export_review(study, assignments, directory, who):
     """Review studies: review_items.jsonl (the evaluators' items) and the reviewers' answers."""
     from annotations.models import ReviewAnswer, ReviewItem
 
@@ -140,7 +159,7 @@ def _export_review(study, assignments, directory):
         )
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for assignment in assignments:
-            record = _assignment_record(assignment, [])
+            record = _assignment_record(assignment, [], who)
             del record["annotations"]
             record["answers"] = answers.get(assignment.pk, [])
             handle.write(_json_line(record))
@@ -155,7 +174,7 @@ def _sorted_keys(value):
     return value
 
 
-def _study_yaml(study):
+def _study_yaml(study, identities=True):
     data = {
         "slug": study.slug, "title": study.title, "protocol": study.protocol,
         "status": study.status, "instructions": study.instructions,
@@ -163,9 +182,12 @@ def _study_yaml(study):
     }  # fmt: skip
     if study.max_documents_per_worker is not None:
         data["max_documents_per_worker"] = study.max_documents_per_worker
-    if study.config:
+    config = study.config if identities else {
+        key: value for key, value in study.config.items() if key not in policy.CONFIG_SECRETS
+    }  # fmt: skip
+    if config:
         # Sorted: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
-        data["config"] = _sorted_keys(study.config)
+        data["config"] = _sorted_keys(config)
     if study.taxonomy is not None:
         taxonomy = study.taxonomy
         data["taxonomy"] = {
@@ -188,11 +210,12 @@ def _annotations_by_assignment(study):
     return grouped
 
 
-def _assignment_record(assignment, annotations):
+def _assignment_record(assignment, annotations, who):
+    annotator, platform = who(assignment)
     record = {
         "document": assignment.document.external_id,
-        "annotator": assignment.worker.external_id,
-        "platform": assignment.worker.platform,
+        "annotator": annotator,
+        "platform": platform,
         "kind": assignment.kind,
         "block": assignment.block,
         "active_seconds": assignment.active_seconds,
@@ -218,11 +241,11 @@ def _annotation_record(row):
     return record
 
 
-def _csv_row(study, assignment, row):
+def _csv_row(study, assignment, row, who):
     paired = row.paired_segment is not None
     return [
-        study.slug, assignment.document.external_id, assignment.document.system,
-        assignment.worker.external_id, assignment.worker.platform, assignment.kind,
+        study.slug, assignment.document.external_id, assignment.document.system, *who(assignment),
+        assignment.kind,
         assignment.block, row.segment.index, row.start, row.end, row.text, row.category.key,
         row.paired_segment.index if paired else "", row.paired_start if paired else "",
         row.paired_end if paired else "", row.paired_text, row.comment,

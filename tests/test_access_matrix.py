@@ -43,6 +43,7 @@ pytestmark = pytest.mark.django_db
 ROLES = ["anonymous", "task_token", "analyst", "other_researcher", "researcher", "superuser"]
 MANAGERS_OF_S = {"researcher", "superuser"}
 READERS_OF_S = {"analyst"} | MANAGERS_OF_S
+READERS_OF_T = {"other_researcher", "superuser"}
 
 PID_S = ["5f0c9a1e7d3b2a00123abcde", "5f0c9a1e7d3b2a00999fedcb"]
 COMPLETION_URL = "https://app.prolific.example/submissions/complete?cc=CC4SECRET"
@@ -278,6 +279,8 @@ def test_every_role_on_every_surface_reads_only_what_the_policy_allows(world):
                 assert not leaked, f"{role} GET {url} ({name}) shows S's secrets {leaked}"
             if role not in READERS_OF_S:
                 assert S_TITLE not in text and "sierra-doc" not in text, f"{role} GET {url} shows S's data"
+            if role not in READERS_OF_T:  # e.g. S's export or report holding T's rows too
+                assert T_TITLE not in text and T_MARK not in text, f"{role} GET {url} shows T's data"
     print(f"read matrix: {len(ROLES)} roles x {len(pages)} surfaces = {checked} requests")
 
 
@@ -414,3 +417,20 @@ def test_the_write_matrix_can_fail_a_researcher_saving_the_same_forms_changes_th
     researcher.post(url, body)
     assert database_state() != before
     assert QualificationResult.objects.get(qualification__study=world.s).message == "Well done (changed)"
+
+
+def test_a_studys_report_annotation_table_and_bundle_hold_that_study_only(world):
+    """Both studies hold submitted work: each figure and file of S is computed from S alone."""
+    from accounts.pseudonyms import annotator_pseudonym
+
+    s_workers = set(world.s.assignments.values_list("worker_id", flat=True))
+    report = study_report_data(world.s)
+    assert set(report["annotators"]) == {annotator_pseudonym(world.s.pk, pk) for pk in s_workers}
+    assert sum(values["spans"] for values in report["categories"].values()) == 4  # 2 workers x 2 documents
+
+    researcher = client_for(world, "researcher")
+    table = _body(researcher.get(reverse("export-annotations", args=[world.s.pk, "csv"])))
+    rows = table.strip().splitlines()[1:]
+    assert len(rows) == 4 and all(row.startswith(world.s.slug + ",") for row in rows)
+    bundle = _bundle_text(researcher.get(reverse("export-bundle", args=[world.s.pk])))
+    assert "sierra-doc0" in bundle and T_MARK not in bundle and "6a1b2c3d4e5f60718293a4b5" not in bundle

@@ -15,7 +15,13 @@ from django.http import FileResponse, Http404, HttpResponse, StreamingHttpRespon
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -57,6 +63,21 @@ EXPORT_JOB = inline_serializer(
 )
 
 
+# Path parameters with an example id (docs, and schemathesis's examples phase; its
+# seed data has a study and an export job with id 1).
+STUDY_ID = OpenApiParameter(
+    "study_id", OpenApiTypes.INT, OpenApiParameter.PATH, examples=[OpenApiExample("study", value=1)]
+)
+EXPORT_ID = OpenApiParameter(
+    "export_id", OpenApiTypes.INT, OpenApiParameter.PATH, examples=[OpenApiExample("export", value=1)]
+)
+FILE_FORMAT = OpenApiParameter("file_format", OpenApiTypes.STR, OpenApiParameter.PATH, enum=["csv", "jsonl"])
+BACKGROUND = OpenApiParameter(
+    "background", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["1"],
+    description="1: write the file in a background job (202) whatever the table's size",
+)  # fmt: skip
+
+
 class StudyDownload(APIView):
     permission_classes = [IsAuthenticated]
 
@@ -69,6 +90,7 @@ class AnnotationTable(StudyDownload):
 
     @extend_schema(
         operation_id="export_annotations",
+        parameters=[STUDY_ID, FILE_FORMAT, BACKGROUND],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="the table, streamed"),
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR),
@@ -95,7 +117,11 @@ class AnnotationTable(StudyDownload):
 class StudyBundle(StudyDownload):
     """GET /api/exports/studies/<id>/bundle.zip: the study bundle (DESIGN.md), zipped."""
 
-    @extend_schema(operation_id="export_bundle", responses={(200, "application/zip"): OpenApiTypes.BINARY})
+    @extend_schema(
+        operation_id="export_bundle",
+        parameters=[STUDY_ID],
+        responses={(200, "application/zip"): OpenApiTypes.BINARY},
+    )
     def get(self, request, study_id):
         study = self.study(request, study_id)
         buffer = io.BytesIO()
@@ -116,7 +142,7 @@ class ExportJob(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="export_job", responses={200: EXPORT_JOB})
+    @extend_schema(operation_id="export_job", parameters=[EXPORT_ID], responses={200: EXPORT_JOB})
     def get(self, request, export_id):
         return Response(export_data(get_object_or_404(Export.objects.for_user(request.user), pk=export_id)))
 
@@ -124,7 +150,14 @@ class ExportJob(APIView):
 class ExportDownload(APIView):
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="export_download", responses={(200, "text/csv"): OpenApiTypes.BINARY})
+    @extend_schema(
+        operation_id="export_download",
+        parameters=[EXPORT_ID],
+        responses={
+            (200, "text/csv"): OpenApiTypes.BINARY,
+            (200, "application/x-ndjson"): OpenApiTypes.BINARY,
+        },
+    )
     def get(self, request, export_id):
         export = get_object_or_404(Export.objects.for_user(request.user), pk=export_id)
         if export.status != Export.Status.DONE:

@@ -5,9 +5,11 @@ in-process. Production sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL
 (Redis) and SECRET_KEY; see docs/deployment.md.
 """
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 from django.core.exceptions import ImproperlyConfigured
 from django.core.management.utils import get_random_secret_key
 
@@ -38,6 +40,10 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # the client address is REMOTE_ADDR. Login lockouts and API rate limits count
 # per client address, so set it behind a proxy (docs/deployment.md).
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
+# Reverse proxies in front of the site, each appending to X-Forwarded-For. At 0
+# the client address is REMOTE_ADDR. Login lockouts and API rate limits count
+# per client address, so set it behind a proxy (docs/deployment.md).
+NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -52,6 +58,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "import_export",
+    "csp",
+    "axes",
     "accounts",
     "studies",
     "annotations",
@@ -63,12 +71,21 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, so that it turns a lockout raised anywhere inside into the lockout page.
+    "axes.middleware.AxesMiddleware",
+]
+
+# django-axes first: it refuses a locked-out login before any password is checked.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 
 ROOT_URLCONF = "falte_site.urls"
@@ -120,7 +137,7 @@ EXPORT_STREAM_MAX_ROWS = env.int("EXPORT_STREAM_MAX_ROWS", default=200_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "api.authentication.ThrottledTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -128,6 +145,19 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Per client address (anonymous), per user, and failed API tokens per address
+    # (api/authentication.py); docs/api.md, "Rate limits".
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": env.str("API_THROTTLE_ANON", default="60/minute"),
+        "user": env.str("API_THROTTLE_USER", default="1200/minute"),
+        "failed_token": env.str("API_THROTTLE_FAILED_TOKEN", default="30/minute"),
+    },
+    # Proxies in front of the site: the client address is then taken from X-Forwarded-For.
+    "NUM_PROXIES": NUM_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "FALTE platform API",
@@ -137,6 +167,8 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # No badge image from validator.swagger.io: the page loads nothing from another origin.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # Study bundle uploads and imports: a file over this size is refused whole.
@@ -173,6 +205,39 @@ CSRF_COOKIE_HTTPONLY = False  # the worker page's JS reads it for its JSON API
 X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
+
+# Content-Security-Policy (django-csp) on every answer: scripts only from files
+# of this site, nothing from another origin. Style attributes stay allowed: the
+# admin, Swagger UI and the category colours of the worker pages use them
+# (docs/decisions.md). Forms post here, or to Mechanical Turk's hand-off
+# (annotations/selectors.py MTURK_SUBMIT_HOSTS).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "style-src-attr": [UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [NONE],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF, "https://www.mturk.com", "https://workersandbox.mturk.com"],
+    },
+}
+
+# Login lockouts (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one
+# username from one client address, that pair is refused for the cool-off.
+# `manage.py axes_reset_username NAME` lifts it early (docs/deployment.md).
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "api.throttling.client_address"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+
+# Shared by every process: the API's rate-limit counters live here. The default
+# is per process; several web processes need one store, e.g. redis://host:6379/1.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)

@@ -40,10 +40,6 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # the client address is REMOTE_ADDR. Login lockouts and API rate limits count
 # per client address, so set it behind a proxy (docs/deployment.md).
 NUM_PROXIES = env.int("NUM_PROXIES", default=0)
-# Reverse proxies in front of the site, each appending to X-Forwarded-For. At 0
-# the client address is REMOTE_ADDR. Login lockouts and API rate limits count
-# per client address, so set it behind a proxy (docs/deployment.md).
-NUM_PROXIES = env.int("NUM_PROXIES", default=0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

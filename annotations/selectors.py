@@ -8,18 +8,19 @@ from annotations.models import Assignment
 MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
 
+def _for_token(token):
+    # No token holds NUL (a "%00" in a link), and PostgreSQL refuses to compare text with it.
+    return Assignment.objects.none() if "\x00" in token else Assignment.objects.for_token(token)
+
+
 def task_assignment_for_api(token):
     """The bare assignment of a task token (the API's services lock and load the rest)."""
-    return Assignment.objects.for_token(token).only("pk", "status", "study_id", "document_id").first()
+    return _for_token(token).only("pk", "status", "study_id", "document_id").first()
 
 
 def task_assignment(token):
     """The assignment of a task token with what every task page needs, or None."""
-    return (
-        Assignment.objects.for_token(token)
-        .select_related("study", "study__taxonomy", "document", "worker")
-        .first()
-    )
+    return _for_token(token).select_related("study", "study__taxonomy", "document", "worker").first()
 
 
 def annotation_data(annotation, segment_index, paired_index=None):

@@ -140,6 +140,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    # JSON bodies are checked for depth, NUL and lone surrogates (falte_site/json_input.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "api.parsers.CheckedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # Per client address (anonymous), per user, and failed API tokens per address
     # (api/authentication.py); docs/api.md, "Rate limits".

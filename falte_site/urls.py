@@ -8,3 +8,10 @@ urlpatterns = [
     path("api/exports/", include("exports.urls")),
     path("api/", include("api.urls")),
 ]
+
+# Django's own answers (a path that matches nothing, an unexpected error) are
+# JSON under /api/, like the APIs' answers; see falte_site/views.py.
+handler400 = "falte_site.views.bad_request"
+handler403 = "falte_site.views.permission_denied"
+handler404 = "falte_site.views.page_not_found"
+handler500 = "falte_site.views.server_error"

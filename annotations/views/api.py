@@ -1,14 +1,14 @@
 """The task page's JSON API. The token in the URL is the worker's only key.
 
 Every answer is JSON: 2xx with data, or 4xx with {"error": message}. Input
-problems are 400, a submitted or released assignment 409, an unknown token 404.
+problems are 400, a submitted or released assignment 409, an unknown token 404,
+a wrong method 405, a body over MAX_BODY_BYTES 413. Paths that match no view
+and unexpected errors are answered in JSON by falte_site.views.
 """
 
-import json
 from functools import wraps
 
 from django.http import JsonResponse
-from django.views.decorators.http import require_http_methods
 
 from annotations import rating_selectors, review_selectors, selectors
 from annotations.services import (
@@ -22,6 +22,7 @@ from annotations.services import (
 )
 from annotations.services.rating_task import judgment_save, rating_save
 from annotations.services.review_task import review_answer_save
+from falte_site.json_input import JSONInputError, parse_json
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -30,13 +31,38 @@ def error(status, message):
     return JsonResponse({"error": message}, status=status)
 
 
+def method_not_allowed(methods):
+    response = error(405, f"This address takes {' or '.join(methods)} only.")
+    response["Allow"] = ", ".join(methods)
+    return response
+
+
+def read_body(request):
+    """The request's JSON object, or the error response that says why it is refused."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    # Checked before reading, so a huge body is neither read nor refused by Django as HTML.
+    if length > MAX_BODY_BYTES or len(request.body) > MAX_BODY_BYTES:
+        return None, error(413, "The request is too large.")
+    try:
+        body = parse_json(request.body or b"{}")
+    except JSONInputError as problem:
+        return None, error(400, f"The request body is not usable JSON: {problem}.")
+    if not isinstance(body, dict):
+        return None, error(400, "The request body must be a JSON object.")
+    return body, None
+
+
 def task_api(*methods):
     """Find the token's assignment, decode the JSON body, turn task errors into 4xx."""
 
     def decorate(view):
-        @require_http_methods(list(methods))
         @wraps(view)
         def wrapper(request, token, *args, **kwargs):
+            if request.method not in methods:
+                return method_not_allowed(methods)
             assignment = (
                 selectors.task_assignment(token) if request.method == "GET"
                 else selectors.task_assignment_for_api(token)
@@ -45,14 +71,9 @@ def task_api(*methods):
                 return error(404, "There is no task with this link.")
             body = None
             if request.method == "POST":
-                if len(request.body) > MAX_BODY_BYTES:
-                    return error(413, "The request is too large.")
-                try:
-                    body = json.loads(request.body or b"{}")
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    return error(400, "The request body must be JSON.")
-                if not isinstance(body, dict):
-                    return error(400, "The request body must be a JSON object.")
+                body, refused = read_body(request)
+                if refused is not None:
+                    return refused
             try:
                 return view(request, assignment, body, *args, **kwargs)
             except TaskInputError as problem:

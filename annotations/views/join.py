@@ -7,6 +7,7 @@ ASSIGNMENT_ID_NOT_AVAILABLE while the worker only previews the HIT.
 
 import secrets
 
+from django.http import Http404, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
@@ -41,6 +42,11 @@ def _identity(request, study):
 
 @require_GET
 def join(request, join_key):
+    # "%00" in a link: no key or worker id holds NUL, and PostgreSQL can neither store nor compare it.
+    if "\x00" in join_key:
+        raise Http404("There is no study with this link.")
+    if any("\x00" in value for _, values in request.GET.lists() for value in values):
+        return HttpResponseBadRequest("This link is damaged: it contains a NUL character (%00).")
     study = get_object_or_404(Study, join_key=join_key)
     if request.GET.get("assignmentId") == MTURK_PREVIEW:
         categories = study.taxonomy.categories.order_by("order", "key") if study.taxonomy_id else []

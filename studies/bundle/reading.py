@@ -1,7 +1,9 @@
 """Read bundle files into plain records that remember their line numbers.
 
 Nothing here judges the content; `checking` does. A file that cannot be read
-at all (too large, not UTF-8, broken YAML or JSON) is reported here.
+at all (too large, not UTF-8, broken YAML or JSON) is reported here, and so is
+a value that nothing could store (NUL, a lone surrogate, nesting deeper than
+falte_site.json_input.MAX_DEPTH): the checks after reading may assume neither.
 """
 
 import bisect
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 
 import yaml
 from django.conf import settings
+
+from falte_site.json_input import MAX_DEPTH, JSONInputError, check_json_value, parse_json
 
 
 class LineDict(dict):
@@ -82,10 +86,36 @@ def read_yaml(path, name, problems):
         mark = error.problem_mark
         problems.add(name, mark.line + 1 if mark else 0, f"invalid YAML: {error.problem}")
         return None
+    except yaml.reader.ReaderError as error:  # a control character such as NUL in the text
+        line = text.count("\n", 0, error.position) + 1
+        problems.add(name, line, f"invalid YAML: {str(error).splitlines()[0]}")
+        return None
+    except RecursionError:
+        problems.add(name, 0, f"invalid YAML: nested more than {MAX_DEPTH} levels deep")
+        return None
     if not isinstance(value, dict):
         problems.add(name, 1, "must be a mapping of study settings")
         return None
+    try:
+        check_json_value(value)
+    except JSONInputError as error:
+        problems.add(name, _yaml_line(value, error.path), str(error))
+        return None
     return value
+
+
+def _yaml_line(value, path):
+    """The line of the innermost mapping on `path` (YAML escapes can put NUL anywhere)."""
+    line = value.line
+    for step in path:
+        value = value[step]
+        line = getattr(value, "line", line)
+    return line
+
+
+def _json_problem(error):
+    """The message of a JSONInputError on one line of a file (the line is given apart)."""
+    return f"{error.message} (column {error.column})" if error.column else error.message
 
 
 def read_jsonl(path, name, problems):
@@ -98,9 +128,9 @@ def read_jsonl(path, name, problems):
                 if not line.strip():
                     continue
                 try:
-                    yield Record(name, number, json.loads(line))
-                except json.JSONDecodeError as error:
-                    problems.add(name, number, f"invalid JSON: {error.msg} (column {error.colno})")
+                    yield Record(name, number, parse_json(line))
+                except JSONInputError as error:
+                    problems.add(name, number, _json_problem(error))
     except UnicodeDecodeError as error:
         problems.add(name, 0, f"not UTF-8 text ({error.reason} at byte {error.start})")
 
@@ -114,23 +144,32 @@ def read_falte_documents(path, name, problems):
     if text is None:
         return
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as error:
-        problems.add(name, error.lineno, f"invalid JSON: {error.msg} (column {error.colno})")
+        value = parse_json(text)
+    except JSONInputError as error:
+        line = error.line
+        if not line and error.path:  # a problem inside a document: the line of its key
+            line = next(line for _, line in _key_lines(text, error.path[:1]))
+        problems.add(name, line, _json_problem(error))
         return
     if not isinstance(value, dict):
         problems.add(name, 1, 'must be an object: {"document id": [segments...]}')
         return
+    for key, line in _key_lines(text, value):
+        yield Record(name, line, {"__falte_id": key, "__falte_body": value[key]})
+
+
+def _key_lines(text, keys):
+    """(key, line) for the top-level keys of a JSON object, in the order they stand in `text`."""
     line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
     search_from = 0
-    for key, body in value.items():
+    for key in keys:
         match = re.compile(re.escape(json.dumps(key)) + r"\s*:").search(text, search_from)
         if match is None:  # keys written with escapes; fall back to the file start
             line = 1
         else:
             search_from = match.end()
             line = _line_of(line_starts, match.start())
-        yield Record(name, line, {"__falte_id": key, "__falte_body": body})
+        yield key, line
 
 
 def _line_of(line_starts, offset):

@@ -1,0 +1,141 @@
+"""JSON from outside (request bodies, bundle files) checked before anything stores it.
+
+`json.loads` accepts more than the database and the rest of the code can take:
+
+- a NUL character ("\\u0000"): PostgreSQL cannot store it in text or jsonb;
+- a lone surrogate ("\\ud800"): not a character, so it cannot be encoded as
+  UTF-8 for any database;
+- NaN, Infinity, or 1e400 (which Python reads as infinity): not JSON, and
+  jsonb refuses them;
+- deep nesting: the parser raises RecursionError past about 1,000 levels,
+  and every recursive walk after it (serialisers, the jsonb encoder) may too.
+
+`parse_json` reads and checks in one step; `check_json_value` checks data
+that arrived another way (YAML). Both raise `JSONInputError`, whose message
+says what is wrong and where (a JSON path such as `annotations[0].text`, or a
+line and column of the text); each surface turns it into its own error shape.
+"""
+
+import json
+import math
+import re
+import sys
+
+# Real input needs far less (a document's meta tables nest about 7 levels);
+# the limit stays well below the depth where recursion becomes a risk.
+MAX_DEPTH = 64
+
+
+class JSONInputError(ValueError):
+    """Input that is not JSON we accept. `line` and `column` are 1-based, 0 when unknown."""
+
+    def __init__(self, message, *, line=0, column=0, path=()):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.path = tuple(path)
+
+    def __str__(self):
+        if self.line:
+            return f"{self.message} (line {self.line}, column {self.column})"
+        return self.message
+
+
+def parse_json(data, *, max_depth=MAX_DEPTH):
+    """The value of a JSON text (bytes in UTF-8, or str), checked by `check_json_value`."""
+    if isinstance(data, bytes | bytearray):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise JSONInputError(f"not UTF-8 text ({error.reason} at byte {error.start})") from None
+    try:
+        value = json.loads(data)
+    except json.JSONDecodeError as error:
+        raise JSONInputError(f"invalid JSON: {error.msg}", line=error.lineno, column=error.colno) from None
+    except RecursionError:
+        line, column = _too_deep_position(data, max_depth)
+        raise JSONInputError(_too_deep(max_depth), line=line, column=column) from None
+    except ValueError:  # the only other one: an integer longer than Python converts
+        limit = sys.get_int_max_str_digits()
+        raise JSONInputError(f"invalid JSON: a number has more than {limit} digits") from None
+    check_json_value(value, max_depth=max_depth)
+    return value
+
+
+def check_json_value(value, *, max_depth=MAX_DEPTH):
+    """Raise JSONInputError for NUL or a lone surrogate in any key or text, a number
+    that is not finite, or containers nested more than `max_depth` levels."""
+    stack = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            _check_text(item, path)
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise JSONInputError(f"the number{_at(path)} is not finite", path=path)
+        elif isinstance(item, dict | list):
+            if len(path) >= max_depth:
+                shown = json_path(path[:4]) + ("..." if len(path) > 4 else "")
+                raise JSONInputError(f"{_too_deep(max_depth)} at {shown}", path=path)
+            if isinstance(item, dict):
+                for key in item:
+                    if isinstance(key, str):
+                        _check_text(key, path, key=True)
+                children = [(child, (*path, key)) for key, child in item.items()]
+            else:
+                children = [(child, (*path, index)) for index, child in enumerate(item)]
+            stack.extend(reversed(children))  # so that the first problem in reading order is reported
+    return value
+
+
+def json_path(path):
+    """`annotations[0].paired.text` for ("annotations", 0, "paired", "text")."""
+    text = ""
+    for step in path:
+        if isinstance(step, str) and step.isidentifier():
+            text += f".{step}" if text else step
+        else:
+            text += f"[{json.dumps(step)}]" if isinstance(step, str) else f"[{step}]"
+    return text
+
+
+def _check_text(text, path, *, key=False):
+    what = f"a key{' in ' + json_path(path) if path else ''}" if key else f"the text{_at(path)}"
+    if "\x00" in text:
+        raise JSONInputError(f"{what} contains a NUL character (\\u0000), which cannot be stored", path=path)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            code = ord(text[error.start])
+            raise JSONInputError(
+                f"{what} contains a lone surrogate (\\u{code:04x}), which is not a character", path=path
+            ) from None
+
+
+def _at(path):
+    return f" at {json_path(path)}" if path else ""
+
+
+def _too_deep(max_depth):
+    return f"nested more than {max_depth} levels deep"
+
+
+_LEXEME = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}\n]')
+
+
+def _too_deep_position(text, max_depth):
+    """(line, column) of the bracket that opens level max_depth + 1; (0, 0) if none does."""
+    depth, line, line_start = 0, 1, 0
+    for match in _LEXEME.finditer(text):
+        lexeme = match.group()
+        if lexeme == "\n":
+            line, line_start = line + 1, match.end()
+        elif lexeme in "[{":
+            depth += 1
+            if depth > max_depth:
+                return line, match.start() - line_start + 1
+        elif lexeme in "]}":
+            depth -= 1
+    return 0, 0

@@ -107,6 +107,8 @@ def managed_study_ids(user):
 
 def in_readable_studies(queryset, user, study_path="study"):
     """`queryset`'s rows whose study (at `study_path`) the user may read."""
+    if user is None or not user.is_authenticated:
+        return queryset.none()
     if user.is_superuser:
         return queryset
     return queryset.filter(**{f"{study_path}__in": readable_study_ids(user)})

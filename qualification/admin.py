@@ -99,6 +99,11 @@ class QualificationAdmin(StudyScopedAdmin):
             kwargs["queryset"] = Study.objects.managed_by(request.user)
         return super().formfield_for_manytomany(db_field, request, **kwargs)
 
+    @admin.display(description="dashboard")
+    def dashboard(self, qualification):
+        # Without a request nobody is known to manage the study: pseudonyms, no feedback links.
+        return qualification_dashboard(qualification, None)
+
     def get_readonly_fields(self, request, obj=None):
         return [self._dashboard(request) if name == "dashboard" else name for name in self.readonly_fields]
 

@@ -91,6 +91,14 @@ class StudyScopedAdmin(admin.ModelAdmin):
             columns.append(name)
         return columns
 
+    @admin.display(description="annotator")
+    def annotator(self, obj):
+        """The pseudonym: what an identity column shows when no request tells who is reading.
+
+        get_list_display swaps in a column bound to the request (platform ids for managers)."""
+        worker_path = self.identity_columns["annotator"][0]
+        return annotator_pseudonym(self.study_id_of(obj), _path_value(obj, worker_path).pk)
+
     def _identity_column(self, request, name, worker_path, description):
         """The worker's platform id to who manages the row's study, the pseudonym to everyone else."""
 

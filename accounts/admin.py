@@ -8,6 +8,7 @@ from django.http import Http404
 from accounts import policy
 from annotations.models import Assignment
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
+from studies.forms import MembershipForm
 
 from .models import StudyMembership, Worker
 
@@ -72,8 +73,4 @@ class StudyMembershipAdmin(StudyScopedAdmin):
     list_select_related = ["user", "study"]
     list_filter = [StudyListFilter, "role"]
     search_fields = ["user__username", "study__title"]
-
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "user":
-            kwargs["queryset"] = db_field.related_model.objects.filter(is_active=True).order_by("username")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+    form = MembershipForm  # a username to type, not a list of every login of the site

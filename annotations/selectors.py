@@ -4,6 +4,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from annotations.models import Assignment
+from studies.config import safe_http_url
 
 MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
 
@@ -61,7 +62,8 @@ def completion_data(assignment):
     data = {"code": assignment.completion_code, "redirect_url": None, "mturk": None}
     ids = assignment.platform_ids or {}
     if assignment.worker.platform == "prolific":
-        data["redirect_url"] = assignment.study.config.get("prolific_completion_url") or None
+        # Checked again here: a row stored before config was checked must not become a javascript: link.
+        data["redirect_url"] = safe_http_url(assignment.study.config.get("prolific_completion_url"))
     submit_to = ids.get("turkSubmitTo", "")
     if assignment.worker.platform == "mturk" and submit_to.rstrip("/") in MTURK_SUBMIT_HOSTS:
         data["mturk"] = {

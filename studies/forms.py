@@ -1,15 +1,70 @@
-"""Forms of the researchers' admin pages: categories, uploads, assignment generation."""
+"""Forms of the researchers' admin pages: studies, categories, uploads, assignment generation."""
 
 import re
 from pathlib import PurePath
 
 from django import forms
+from django.contrib.auth import get_user_model
 
-from accounts.models import Worker
+from accounts.models import StudyMembership, Worker
 
-from .models import Category
+from .config import config_problems
+from .models import Category, Study
 
 DOCUMENT_SUFFIXES = (".jsonl", ".json")
+
+
+class StudyForm(forms.ModelForm):
+    """The study form of admin: its config is checked against the protocol chosen in the same form."""
+
+    class Meta:
+        model = Study
+        fields = ["protocol", "config"]  # admin adds the fields of its fieldsets
+
+    def clean(self):
+        cleaned = super().clean()
+        if "config" not in cleaned:
+            return cleaned  # not JSON at all: the field has said so
+        if cleaned["config"] is None:
+            cleaned["config"] = {}  # an emptied field means no options, not SQL NULL
+        protocol = cleaned.get("protocol") or self.instance.protocol
+        problems = config_problems(cleaned["config"], protocol=protocol)
+        if problems:
+            self.add_error("config", [str(problem) for problem in problems])
+        return cleaned
+
+
+class ActiveUsernameField(forms.ModelChoiceField):
+    """A user given by their exact username, never chosen from a list of the site's accounts.
+
+    A missing account and an inactive one get the same error, so the field
+    tells nothing about who has (had) a login.
+    """
+
+    widget = forms.TextInput
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("help_text", "Their exact username (ask your colleague for it).")
+        super().__init__(
+            queryset=get_user_model().objects.filter(is_active=True),
+            to_field_name="username",
+            error_messages={"invalid_choice": "There is no active user with this username."},
+            **kwargs,
+        )
+
+    def prepare_value(self, value):
+        # A stored membership gives the user's id: show the name instead.
+        if isinstance(value, int):
+            return get_user_model().objects.filter(pk=value).values_list("username", flat=True).first()
+        return super().prepare_value(value)
+
+
+class MembershipForm(forms.ModelForm):
+    user = ActiveUsernameField(label="username")
+
+    class Meta:
+        model = StudyMembership
+        fields = ["study", "user", "role"]
 
 
 class CategoryForm(forms.ModelForm):

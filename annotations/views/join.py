@@ -12,11 +12,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET
 
 from accounts.models import Worker
+from annotations.selectors import MTURK_SUBMIT_HOSTS
 from annotations.services import JoinRefused, assignment_join
 from studies.instructions import instructions_html
 from studies.models import Study
 
 MTURK_PREVIEW = "ASSIGNMENT_ID_NOT_AVAILABLE"
+# Task tokens this browser was given by join links: it may come back to them.
+SESSION_TOKENS = "join-tokens"
+TOKENS_KEPT = 50
 MAX_ID_LENGTH = 200
 
 
@@ -30,8 +34,11 @@ def _identity(request, study):
         ids = {key: _param(request, key) for key in ("STUDY_ID", "SESSION_ID") if _param(request, key)}
         return Worker.Platform.PROLIFIC, _param(request, "PROLIFIC_PID"), ids
     if _param(request, "workerId"):
-        keys = ("assignmentId", "hitId", "turkSubmitTo")
+        keys = ("assignmentId", "hitId")
         ids = {key: _param(request, key) for key in keys if _param(request, key)}
+        # Where the done page posts the HIT: only Mechanical Turk's own hosts are kept.
+        if _param(request, "turkSubmitTo").rstrip("/") in MTURK_SUBMIT_HOSTS:
+            ids["turkSubmitTo"] = _param(request, "turkSubmitTo").rstrip("/")
         return Worker.Platform.MTURK, _param(request, "workerId"), ids
     # A plain link: remember an anonymous id in the session so a reload is the same worker.
     session_key = f"join-{study.pk}"
@@ -58,10 +65,13 @@ def join(request, join_key):
     platform, worker_id, platform_ids = _identity(request, study)
     try:
         assignment = assignment_join(
-            study=study, platform=platform, external_id=worker_id, platform_ids=platform_ids
-        )
+            study=study, platform=platform, external_id=worker_id, platform_ids=platform_ids,
+            resume_tokens=set(request.session.get(SESSION_TOKENS, [])),
+        )  # fmt: skip
     except JoinRefused as refused:
         return render(
             request, "annotations/join_refused.html", {"study": study, "message": str(refused)}, status=200
         )
+    tokens = [token for token in request.session.get(SESSION_TOKENS, []) if token != assignment.token]
+    request.session[SESSION_TOKENS] = [*tokens, assignment.token][-TOKENS_KEPT:]
     return redirect("task-instructions", token=assignment.token)

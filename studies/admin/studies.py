@@ -10,6 +10,7 @@ from django.utils.html import format_html, format_html_join
 
 from accounts.models import StudyMembership
 from annotations.models import Assignment
+from studies.forms import MembershipForm, StudyForm
 from studies.models import Document, Study, Taxonomy
 
 from . import study_views
@@ -51,6 +52,7 @@ class MembershipInline(admin.TabularInline):
     """Who works on the study. A researcher may add colleagues as researchers or analysts."""
 
     model = StudyMembership
+    form = MembershipForm  # a username to type, not a list of every login of the site
     extra = 0
     fields = ["user", "role"]
     verbose_name = "member"
@@ -67,15 +69,11 @@ class MembershipInline(admin.TabularInline):
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and self._manages(request, obj)
 
-    def formfield_for_foreignkey(self, db_field, request, **kwargs):
-        if db_field.name == "user":
-            kwargs["queryset"] = db_field.related_model.objects.filter(is_active=True).order_by("username")
-        return super().formfield_for_foreignkey(db_field, request, **kwargs)
-
 
 @admin.register(Study)
 class StudyAdmin(StudyScopedAdmin):
     study_path = "pk"
+    form = StudyForm
     list_display = [
         "title",
         "slug",

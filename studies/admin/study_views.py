@@ -5,6 +5,7 @@ directory, and call the services, which validate everything before writing.
 """
 
 import tempfile
+import zipfile
 from pathlib import Path, PurePath
 
 from django.conf import settings
@@ -23,6 +24,64 @@ from .scoping import forget_managed_studies
 
 PROBLEMS_SHOWN = 1000
 UPLOAD_TEMPLATE = "admin/studies/study/upload.html"
+# The multipart envelope around the file (boundaries, headers, the other fields).
+MULTIPART_ALLOWANCE = 64 * 1024
+
+
+class TooLargeForTheWeb(Exception):
+    """The upload would not import within the web server's request time; the message says what to do."""
+
+    def __init__(self, size, *, what):
+        limit = settings.BUNDLE_WEB_MAX_BYTES
+        super().__init__(
+            f"{what} is {size:,} bytes; uploads here are limited to {limit:,} bytes (BUNDLE_WEB_MAX_BYTES) "
+            "so that they import before the web server's time limit. Import it on the server with "
+            "`python manage.py import_study DIR` (the unpacked bundle directory), or split the documents "
+            "into several files of at most that size and add them with Add documents."
+        )
+
+
+def _refuse_large_body(request):
+    """Refuse from the declared Content-Length alone, before the body is read or stored."""
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return
+    if request.method == "POST" and declared > settings.BUNDLE_WEB_MAX_BYTES + MULTIPART_ALLOWANCE:
+        raise TooLargeForTheWeb(declared, what="This upload")
+
+
+def _refuse_large_file(upload, what):
+    if upload.size > settings.BUNDLE_WEB_MAX_BYTES:
+        raise TooLargeForTheWeb(upload.size, what=what)
+
+
+def _refuse_large_zip(upload):
+    """The import's time follows the unpacked size: check what the zip says it holds."""
+    try:
+        with zipfile.ZipFile(upload) as archive:
+            declared = sum(member.file_size for member in archive.infolist())
+    except zipfile.BadZipFile:
+        return  # extract_bundle says so
+    finally:
+        upload.seek(0)
+    if declared > settings.BUNDLE_WEB_MAX_BYTES:
+        raise TooLargeForTheWeb(declared, what="The unpacked bundle")
+
+
+def _refuse_large_directory(directory):
+    """Sizes in a zip's directory can lie: count what was written."""
+    written = sum(path.stat().st_size for path in Path(directory).rglob("*") if path.is_file())
+    if written > settings.BUNDLE_WEB_MAX_BYTES:
+        raise TooLargeForTheWeb(written, what="The unpacked bundle")
+
+
+def _refused_page(model_admin, request, form_class, refused, **context):
+    """The upload page again, empty, with why the body was not read (a message: no form was bound)."""
+    messages.error(request, str(refused))
+    return TemplateResponse(
+        request, UPLOAD_TEMPLATE, _context(model_admin, request, form=form_class(), **context)
+    )
 
 
 def _context(model_admin, request, *, title, study=None, **extra):
@@ -54,15 +113,30 @@ def _managed_study(model_admin, request, object_id):
 def import_bundle(model_admin, request):
     if not model_admin.has_add_permission(request):
         raise PermissionDenied
+    page = {
+        "title": "Import a study bundle",
+        "submit_label": "Import",
+        "nothing_written": "Nothing was imported.",
+    }
+    try:
+        _refuse_large_body(request)
+    except TooLargeForTheWeb as refused:
+        return _refused_page(model_admin, request, BundleUploadForm, refused, **page)
     form = BundleUploadForm(request.POST or None, request.FILES or None)
     extra = {}
     if request.method == "POST" and form.is_valid():
+        upload = form.cleaned_data["bundle"]
         with tempfile.TemporaryDirectory(prefix="bundle-upload-") as directory:
             try:
-                root = extract_bundle(form.cleaned_data["bundle"], directory)
+                _refuse_large_file(upload, "This bundle")
+                _refuse_large_zip(upload)
+                root = extract_bundle(upload, directory)
+                _refuse_large_directory(directory)
                 result = study_import_bundle(
                     directory=root, locate=form.cleaned_data["locate"], user=request.user
                 )
+            except TooLargeForTheWeb as refused:
+                form.add_error(None, str(refused))
             except UnsafeArchive as error:
                 form.add_error("bundle", str(error))
             except BundleInvalid as invalid:
@@ -71,24 +145,29 @@ def import_bundle(model_admin, request):
                 forget_managed_studies(request)
                 messages.success(request, f"Imported the study bundle: {result.describe()}.")
                 return redirect("admin:studies_study_change", result.study.pk)
-    context = _context(
-        model_admin,
-        request,
-        title="Import a study bundle",
-        form=form,
-        submit_label="Import",
-        nothing_written="Nothing was imported.",
-        **extra,
-    )
+    context = _context(model_admin, request, form=form, **page, **extra)
     return TemplateResponse(request, UPLOAD_TEMPLATE, context)
 
 
 def add_documents(model_admin, request, object_id):
     study = _managed_study(model_admin, request, object_id)
+    page = {"title": f"Add documents to {study.title}", "study": study, "submit_label": "Add documents",
+            "nothing_written": "No document was added."}  # fmt: skip
+    try:
+        _refuse_large_body(request)
+    except TooLargeForTheWeb as refused:
+        return _refused_page(model_admin, request, DocumentsUploadForm, refused, **page)
     form = DocumentsUploadForm(request.POST or None, request.FILES or None)
     extra = {}
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["documents"]
+        try:
+            _refuse_large_file(upload, "This documents file")
+        except TooLargeForTheWeb as refused:
+            form.add_error(None, str(refused))
+            return TemplateResponse(
+                request, UPLOAD_TEMPLATE, _context(model_admin, request, form=form, **page)
+            )
         name = PurePath(upload.name).name
         # The reader picks the format by the suffix, so give it in lower case.
         suffix = ".jsonl" if name.lower().endswith(".jsonl") else ".json"
@@ -105,16 +184,7 @@ def add_documents(model_admin, request, object_id):
             else:
                 messages.success(request, f"Added {result.documents} documents ({result.segments} segments).")
                 return redirect("admin:studies_study_change", study.pk)
-    context = _context(
-        model_admin,
-        request,
-        title=f"Add documents to {study.title}",
-        study=study,
-        form=form,
-        submit_label="Add documents",
-        nothing_written="No document was added.",
-        **extra,
-    )
+    context = _context(model_admin, request, form=form, **page, **extra)
     return TemplateResponse(request, UPLOAD_TEMPLATE, context)
 
 

@@ -10,19 +10,22 @@ from .scoping import managed_study_ids
 
 
 def can_edit_taxonomy(request, taxonomy):
-    """Its creator may edit a taxonomy, and so may whoever manages every study using it.
+    """Whoever manages every study using a taxonomy may edit it; its creator too while no study does.
 
     Studies share taxonomies (same slug and version): editing one a colleague's
-    study also uses would change their categories under them.
+    study also uses would change their categories under them, so being its
+    creator is not enough once another researcher's study uses it.
     """
     user = request.user
-    if taxonomy is None or user.is_superuser or taxonomy.created_by_id == user.pk:
+    if taxonomy is None or user.is_superuser:
         return True
     cache = request.__dict__.setdefault("_taxonomy_study_ids", {})
     if taxonomy.pk not in cache:
         cache[taxonomy.pk] = set(taxonomy.studies.values_list("pk", flat=True))
     study_ids = cache[taxonomy.pk]
-    return bool(study_ids) and study_ids <= managed_study_ids(request)
+    if study_ids:
+        return study_ids <= managed_study_ids(request)
+    return taxonomy.created_by_id == user.pk
 
 
 class CategoryInline(admin.TabularInline):

@@ -45,7 +45,11 @@ def document_records(path, name, problems):
 
 
 def import_bundle(directory, *, locate=False, user=None):
-    """Import a bundle directory as a new study; raise BundleInvalid with every problem."""
+    """Import a bundle directory as a new study; raise BundleInvalid with every problem.
+
+    `user` is who imports it in admin; None is the server's operator (`import_study`),
+    who may share any stored taxonomy with identical categories.
+    """
     directory = Path(directory)
     problems = Problems()
     raw = None
@@ -53,7 +57,7 @@ def import_bundle(directory, *, locate=False, user=None):
         raw = read_yaml(directory / "study.yaml", "study.yaml", problems)
     else:
         problems.add("study.yaml", 0, "missing: a bundle needs study.yaml at its top level")
-    spec = check_study(raw, problems) if raw is not None else None
+    spec = check_study(raw, problems, user=user) if raw is not None else None
 
     present = [name for name in DOCUMENT_FILES if (directory / name).is_file()]
     records = []

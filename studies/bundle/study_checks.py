@@ -6,8 +6,8 @@ the whole list at once. Only records without problems become specs.
 
 import re
 
+from studies.config import config_problems
 from studies.models import Category, Study, Taxonomy
-from studies.review_questions import check_questions
 
 from .fields import is_int as _is_int
 from .fields import text_field as _text_field
@@ -34,8 +34,12 @@ CATEGORY_FIELDS = {
 # --- study.yaml -------------------------------------------------------------
 
 
-def check_study(raw, problems, name="study.yaml"):
-    """Check study.yaml; return a StudySpec (None when a required part is broken)."""
+def check_study(raw, problems, name="study.yaml", *, user=None):
+    """Check study.yaml; return a StudySpec (None when a required part is broken).
+
+    `user` imports it (None: the server's operator, from the command line); a
+    stored taxonomy is shared only when they may see it (see check_taxonomy).
+    """
     line = getattr(raw, "line", 1)
     _unknown_fields(raw, STUDY_FIELDS, name, problems, line)
     slug = raw.get("slug")
@@ -63,12 +67,12 @@ def check_study(raw, problems, name="study.yaml"):
     if not isinstance(config, dict):
         problems.add(name, line, "'config' must be a mapping")
         config = {}
-    if protocol == Study.Protocol.REVIEW and config.get("questions") is not None:
-        for message in check_questions(config["questions"]):
-            problems.add(name, line, f"config: {message}")
+    if protocol in Study.Protocol.values:
+        for problem in config_problems(config, protocol=protocol):
+            problems.add(name, _line_of(config, problem.path, line), str(problem))
     taxonomy = None
     if raw.get("taxonomy") is not None:
-        taxonomy = check_taxonomy(raw["taxonomy"], problems, name)
+        taxonomy = check_taxonomy(raw["taxonomy"], problems, name, user=user)
     elif protocol == Study.Protocol.SPAN:
         problems.add(name, line, "a span study needs a 'taxonomy' with its categories")
     if slug is None or not isinstance(title, str):
@@ -86,7 +90,16 @@ def check_study(raw, problems, name="study.yaml"):
     )
 
 
-def check_taxonomy(raw, problems, name):
+def _line_of(config, path, default):
+    """The line of the innermost mapping along `path` (YAML gives lines to mappings, not to values)."""
+    line, value = getattr(config, "line", default), config
+    for key in path:
+        value = value.get(key) if isinstance(value, dict) else None
+        line = getattr(value, "line", line)
+    return line
+
+
+def check_taxonomy(raw, problems, name, *, user=None):
     if not isinstance(raw, dict):
         problems.add(name, 1, "'taxonomy' must be a mapping with slug, name and categories")
         return None
@@ -128,7 +141,7 @@ def check_taxonomy(raw, problems, name):
         return None
     spec = TaxonomySpec(slug=slug, name=title, version=version, categories=categories,
                         description=_text_field(raw, "description", name, line, problems))  # fmt: skip
-    _check_existing_taxonomy(spec, problems, name, line)
+    _check_existing_taxonomy(spec, problems, name, line, user)
     return spec
 
 
@@ -172,18 +185,30 @@ def _check_category(item, position, problems, name, parent_line):
     )
 
 
-def _check_existing_taxonomy(spec, problems, name, line):
-    """A taxonomy already stored under the same slug and version must be identical."""
-    existing = Taxonomy.objects.filter(slug=spec.slug, version=spec.version).first()
-    if existing is None:
+def _check_existing_taxonomy(spec, problems, name, line, user):
+    """A slug and version already stored are shared only when the importing user may see
+    that taxonomy and its categories are identical (writing then reuses it).
+
+    Whether it is hidden or only different, the message is the same: a researcher
+    learns that the slug is taken, nothing about another researcher's taxonomy.
+    The operator (no user) may share any identical one.
+    """
+    stored = Taxonomy.objects.filter(slug=spec.slug, version=spec.version)
+    if not stored.exists():
         return
-    stored = [category_spec_of(category) for category in existing.categories.all()]
-    if sorted(stored, key=lambda c: c.key) != sorted(spec.categories, key=lambda c: c.key):
+    existing = (
+        stored if user is None else stored.filter(pk__in=Taxonomy.objects.for_user(user).values("pk"))
+    ).first()
+    if existing is None or _categories_of(existing) != sorted(spec.categories, key=lambda c: c.key):
         problems.add(
             name, line,
-            f"taxonomy '{spec.slug}' version {spec.version} already exists with other "
-            "categories; give this one a new version",
+            f"taxonomy '{spec.slug}' version {spec.version} is already taken: a study shares a stored "
+            "taxonomy only when you can see it and its categories are exactly these; choose another slug or version",
         )  # fmt: skip
+
+
+def _categories_of(taxonomy):
+    return sorted((category_spec_of(category) for category in taxonomy.categories.all()), key=lambda c: c.key)
 
 
 def category_spec_of(category):

@@ -89,8 +89,8 @@ def test_bad_questions_in_study_yaml(tmp_path):
     with pytest.raises(BundleInvalid) as caught:
         study_import_bundle(directory=write_review_bundle(tmp_path, questions=questions))
     messages = [p.message for p in caught.value.problems]
-    assert "config: question ok: 'options' must be a list of texts" in messages
-    assert "config: question 2: 'key' is required and unique" in messages
+    assert "config.questions: question ok: 'options' must be a list of texts" in messages
+    assert "config.questions: question 2: 'key' is required and unique" in messages
 
 
 def test_review_bundle_round_trips(tmp_path):

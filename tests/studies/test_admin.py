@@ -234,10 +234,10 @@ def test_researcher_adds_a_colleague_as_analyst_through_the_members_inline(
             "memberships-INITIAL_FORMS": "1",
             "memberships-0-id": str(own.pk),
             "memberships-0-study": str(mine.pk),
-            "memberships-0-user": str(researcher.pk),
+            "memberships-0-user": researcher.username,
             "memberships-0-role": "researcher",
             "memberships-1-study": str(mine.pk),
-            "memberships-1-user": str(other_researcher.pk),
+            "memberships-1-user": other_researcher.username,
             "memberships-1-role": "analyst",
         },
     )

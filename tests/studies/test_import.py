@@ -177,7 +177,7 @@ def test_existing_slug_and_changed_taxonomy_are_refused(tmp_path):
     changed = study_yaml(slug="second")
     changed["taxonomy"] = {**changed["taxonomy"], "categories": changed["taxonomy"]["categories"][:2]}
     problems, _ = problems_of(write_bundle(tmp_path / "three", study=changed))
-    assert "already exists with other categories" in problems[0]
+    assert "is already taken" in problems[0] and "choose another slug or version" in problems[0]
 
     # The same taxonomy again is shared, not duplicated.
     study_import_bundle(directory=write_bundle(tmp_path / "four", study=study_yaml(slug="third")))

@@ -175,10 +175,16 @@ SPECTACULAR_SETTINGS = {
 
 # Study bundle uploads and imports: a file over this size is refused whole.
 BUNDLE_MAX_FILE_BYTES = env.int("BUNDLE_MAX_FILE_BYTES", default=512 * 1024 * 1024)
+# Uploads in admin must import within gunicorn's 30 s timeout: a bigger upload (or
+# unpacked bundle) is refused before any work, pointing to `manage.py import_study`.
+BUNDLE_WEB_MAX_BYTES = env.int("BUNDLE_WEB_MAX_BYTES", default=16 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 * 1024 * 1024)
 
 # Public base URL used when printing task links (e.g. "https://eval.example.org").
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
+_scheme, _, _rest = SITE_URL.partition("://")
+if _scheme not in ("http", "https") or not _rest.split("/")[0] or any(c.isspace() or c == "\\" for c in SITE_URL):
+    raise ImproperlyConfigured(f"SITE_URL must be an absolute http(s) URL, not {SITE_URL!r}.")
 
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")

@@ -1,5 +1,7 @@
 """Studies: scoped list with progress, members, join link, and the researchers' tools."""
 
+import json
+
 from django.conf import settings
 from django.contrib import admin, messages
 from django.db.models import Count, IntegerField, OuterRef, Q, Subquery, Value
@@ -8,6 +10,7 @@ from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from accounts import policy
 from accounts.models import StudyMembership
 from annotations.models import Assignment
 from studies.forms import MembershipForm, StudyForm
@@ -120,7 +123,30 @@ class StudyAdmin(StudyScopedAdmin):
         return queryset
 
     def get_fieldsets(self, request, obj=None):
-        return [self.overview_fieldset, *self.fieldsets] if obj is not None else self.fieldsets
+        fieldsets = [self.overview_fieldset, *self.fieldsets] if obj is not None else self.fieldsets
+        if obj is not None and not policy.sees_identities(request.user, obj.pk):
+            # Readers get the config without the crowd platform's completion link.
+            fieldsets = [
+                (title, {**options, "fields": [self._readable_config(request) if name == "config" else name
+                                               for name in options["fields"]]})
+                for title, options in fieldsets
+            ]  # fmt: skip
+        return self.without_hidden(request, obj, fieldsets)
+
+    def _readable_config(self, request):
+        """The config field for readers, bound to the request (one function per request)."""
+        if not hasattr(request, "_readable_config"):
+
+            def config(study):
+                return json.dumps(policy.readable_config(request.user, study), indent=2, sort_keys=True)
+
+            config.short_description = "config"
+            request._readable_config = config
+        return request._readable_config
+
+    def has_add_permission(self, request):
+        # Any researcher may start a study (they become its researcher); no study needs to be managed first.
+        return admin.ModelAdmin.has_add_permission(self, request)
 
     def formfield_for_foreignkey(self, db_field, request, **kwargs):
         if db_field.name == "taxonomy":

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 
 from reports.models import Report
 from reports.page import report_page_context
-from reports.services import report_request, reports_requeue_stale
+from reports.services import ReportNotSent, report_request, reports_requeue_stale
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
 from studies.models import Study
 
@@ -61,8 +61,8 @@ class ReportAdmin(StudyScopedAdmin):
         if not str(object_id).isdigit():
             raise Http404
         report = self._report(request, int(object_id))
-        if report.status == Report.Status.RUNNING:
-            reports_requeue_stale()  # a researcher waiting on a dead worker's job revives it
+        if report.is_active:
+            reports_requeue_stale()  # a researcher waiting on a dead worker's or lost message's job revives it
             report.refresh_from_db()
         context = {
             **self.admin_site.each_context(request),
@@ -89,7 +89,11 @@ class ReportAdmin(StudyScopedAdmin):
 
     def request_view(self, request, study_id):
         study = get_object_or_404(Study.objects.for_user(request.user), pk=study_id)
-        report, created = report_request(study=study, user=request.user)
+        try:
+            report, created = report_request(study=study, user=request.user)
+        except ReportNotSent as refused:
+            messages.error(request, str(refused))
+            return redirect("admin:studies_study_change", study.pk)
         if created:
             messages.success(request, "The report is being computed.")
         else:

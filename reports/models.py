@@ -39,6 +39,11 @@ class Report(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True, help_text="Last sign of life of its job.")
+    sent_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When its job was last handed to the broker: queued longer than "
+        "REPORT_STALE_SECONDS after that, it is sent again.",
+    )  # fmt: skip
     finished_at = models.DateTimeField(null=True, blank=True)
 
     objects = ReportQuerySet.as_manager()

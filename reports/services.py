@@ -1,48 +1,119 @@
-"""Writes on reports: request one, compute one, recover one whose worker died."""
+"""Writes on reports: request one, compute one, recover one whose worker died or whose message was lost."""
 
 import logging
 from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
+from kombu.exceptions import OperationalError as BrokerError
 
 from reports.models import Report
 from reports.study_report import study_report_data
 
 log = logging.getLogger(__name__)
 
+# Three tries: a refused connection gives up within about a second, an unreachable
+# host after three broker_connection_timeout waits; then the request answers 503.
+SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
-def _enqueue(report_id):
+
+class ReportNotSent(Exception):
+    """The broker did not take the report's job (answered as HTTP 503)."""
+
+    def __init__(self):
+        super().__init__(
+            "The report could not be queued: the job queue (Celery broker) is not reachable. "
+            "No report was added; try again in a few minutes."
+        )
+
+
+def _send_after_commit(report_id, *, undo=None):
+    """Hand the report's job to the broker once the transaction commits, so a worker finds the row.
+
+    When the broker refuses, `undo` (a request's own writes) runs and ReportNotSent
+    is raised; without `undo` (recovery) the failure is only logged and the next
+    pass tries again, REPORT_STALE_SECONDS after `sent_at`.
+    """
     from reports.tasks import report_compute_task
 
-    # After commit, so the worker always finds the row it is sent.
-    transaction.on_commit(lambda: report_compute_task.delay(report_id))
+    def send():
+        try:
+            report_compute_task.apply_async((report_id,), retry_policy=SEND_RETRY_POLICY)
+        except BrokerError:
+            if undo is None:
+                log.warning("report %s: the broker is not reachable; it is sent again later", report_id)
+                return
+            log.warning("report %s: the broker is not reachable; the request is refused", report_id)
+            undo()
+            raise ReportNotSent() from None
+
+    transaction.on_commit(send)
+
+
+def _stale_after():
+    return timedelta(seconds=settings.REPORT_STALE_SECONDS)
+
+
+def _stale_cutoff(now=None):
+    return (now or timezone.now()) - _stale_after()
+
+
+def _stale_q(cutoff):
+    """Active reports nobody is working on: a running one whose worker went silent, or a
+    queued one whose message has had time to be picked up (it may have been lost)."""
+    queued_long_ago = Q(sent_at__lt=cutoff) | Q(sent_at__isnull=True, created_at__lt=cutoff)
+    return Q(status=Report.Status.RUNNING, heartbeat_at__lt=cutoff) | (
+        Q(status=Report.Status.QUEUED) & queued_long_ago
+    )
 
 
 @transaction.atomic
 def report_request(*, study, user=None, kind=Report.Kind.AGREEMENT, params=None):
     """Queue a report of `study`; while one is queued or running, return that one.
 
-    Returns (report, created).
+    An active report nobody is working on (see reports_requeue_stale) is sent
+    again. Returns (report, created). Raises ReportNotSent, after the commit,
+    when the broker does not take the job; a new report is then deleted, so it
+    does not block the next request.
     """
+    now = timezone.now()
     active = Report.objects.active().filter(study=study, kind=kind).first()
     if active is not None:
+        stale = (
+            Report.objects.select_for_update(skip_locked=True)
+            .filter(_stale_q(_stale_cutoff(now)), pk=active.pk)
+            .first()
+        )
+        if stale is not None:
+            previous = stale.sent_at
+            _resend(stale, now)
+
+            def undo():
+                Report.objects.filter(pk=stale.pk, sent_at=now).update(sent_at=previous)
+
+            _send_after_commit(stale.pk, undo=undo)
+            return stale, False
         return active, False
     try:
         with transaction.atomic():
             report = Report.objects.create(
-                study=study, kind=kind, params=params or {},
+                study=study, kind=kind, params=params or {}, sent_at=now,
                 requested_by=user if user is not None and user.is_authenticated else None,
             )  # fmt: skip
     except IntegrityError:  # another request created it a moment ago
         return Report.objects.active().get(study=study, kind=kind), False
-    _enqueue(report.pk)
+    _send_after_commit(
+        report.pk, undo=lambda: Report.objects.filter(pk=report.pk, status=Report.Status.QUEUED).delete()
+    )
     return report, True
 
 
-def _stale_after():
-    return timedelta(seconds=settings.REPORT_STALE_SECONDS)
+def _resend(report, now):
+    report.status = Report.Status.QUEUED
+    report.sent_at = now
+    report.save(update_fields=["status", "sent_at"])
 
 
 def report_compute(*, report_id):
@@ -85,21 +156,22 @@ def report_compute(*, report_id):
 
 
 def reports_requeue_stale(*, now=None):
-    """Send again the jobs of running reports whose worker stopped giving signs of life.
+    """Send again the jobs of active reports nobody is working on.
 
-    A worker killed mid-job leaves its report RUNNING with an old heartbeat;
-    this puts it back in the queue (called when a worker starts, by the
-    periodic task, and when a researcher looks at the report).
+    A worker killed mid-job leaves its report RUNNING with an old heartbeat; a
+    broker that lost its messages (Redis restarted without persistence, a send
+    that never arrived) leaves it QUEUED. Either is put back in the queue once
+    REPORT_STALE_SECONDS have passed since the last sign of life or the last
+    send (called when a worker starts, by the periodic task, and when a
+    researcher looks at the report). A message sent twice does no harm:
+    report_compute skips a finished report and one a live worker is on.
     """
-    cutoff = (now or timezone.now()) - _stale_after()
+    now = now or timezone.now()
     requeued = []
     with transaction.atomic():
-        stale = Report.objects.select_for_update(skip_locked=True).filter(
-            status=Report.Status.RUNNING, heartbeat_at__lt=cutoff
-        )
+        stale = Report.objects.select_for_update(skip_locked=True).filter(_stale_q(_stale_cutoff(now)))
         for report in stale:
-            report.status = Report.Status.QUEUED
-            report.save(update_fields=["status"])
-            _enqueue(report.pk)
+            _resend(report, now)
+            _send_after_commit(report.pk)
             requeued.append(report.pk)
     return requeued

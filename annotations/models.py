@@ -53,6 +53,10 @@ class Assignment(models.Model):
     last_activity_at = models.DateTimeField(null=True, blank=True)
     submitted_at = models.DateTimeField(null=True, blank=True)
     active_seconds = models.PositiveIntegerField(default=0)
+    activity_credited_to = models.DateTimeField(
+        null=True, blank=True,
+        help_text="Active time is credited up to this moment: a report adds no more than the time since.",
+    )  # fmt: skip
     completion_code = models.CharField(max_length=64, blank=True)
     joined = models.BooleanField(
         default=False, help_text="Taken through the study's join link (released when idle)."

@@ -7,7 +7,9 @@ repeat it (adds carry a client-made id).
 
 import secrets
 from base64 import b32encode
+from datetime import timedelta
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -17,6 +19,7 @@ from studies.spans import is_whole_number, span_error
 
 MAX_COMMENT = 2000
 MAX_ACTIVITY_STEP = 120  # seconds one activity report may add
+ACTIVITY_SLACK_SECONDS = 5  # how early a report may arrive (network jitter, a late tick)
 MAX_VISITS_KEPT = 5000
 
 
@@ -163,13 +166,31 @@ def assignment_move(*, assignment, segment):
 
 
 @transaction.atomic
-def assignment_record_activity(*, assignment, seconds):
-    """Add active time reported by the page (at most MAX_ACTIVITY_STEP a report)."""
+def assignment_record_activity(*, assignment, seconds, now=None):
+    """Add active time reported by the page, never more than the wall clock allows.
+
+    A report adds at most MAX_ACTIVITY_STEP seconds, and at most the time since
+    the moment activity was last credited up to (`activity_credited_to`), plus
+    ACTIVITY_SLACK_SECONDS for a report that arrives early. The first report may
+    cover the time since the assignment started, or one reporting interval. So
+    a page that reports 15 s every 15 s is credited in full, and a client that
+    fires reports in a loop gains a few seconds, not hours.
+    """
     if not is_whole_number(seconds) or seconds < 0:
         raise TaskInputError("'seconds' must be a whole number of at least 0")
     assignment = locked_open(assignment)
-    assignment.active_seconds += min(seconds, MAX_ACTIVITY_STEP)
-    touch(assignment, "active_seconds")
+    now = now or timezone.now()
+    credited_to = assignment.activity_credited_to
+    if credited_to is None:
+        interval = timedelta(seconds=settings.TASK_ACTIVITY_INTERVAL_SECONDS)
+        credited_to = now - max(interval, now - (assignment.started_at or now))
+    room = (now - credited_to).total_seconds() + ACTIVITY_SLACK_SECONDS
+    credited = max(0, min(seconds, MAX_ACTIVITY_STEP, int(room)))
+    assignment.active_seconds += credited
+    # Time nobody reported (an idle or hidden tab) is not credited later; slack
+    # used by an early report is paid back by the next one.
+    assignment.activity_credited_to = max(now, credited_to + timedelta(seconds=credited))
+    touch(assignment, "active_seconds", "activity_credited_to")
     return assignment
 
 

@@ -1,8 +1,11 @@
-"""Benchmark: 50 simulated workers saving annotations against gunicorn + PostgreSQL.
+"""Benchmark: 50 simulated workers saving annotations against gunicorn (PostgreSQL or SQLite).
 
 Issue 3 targets: p95 under 100 ms and no errors for the saves; and the
 server time of the annotation page of a 40-segment document with 200
-annotations.
+annotations. Besides wall-clock latency it prints the CPU time the server
+processes (gunicorn master and workers, read from /proc) spent per request.
+It exits non-zero when any request failed (no answer, a 4xx or a 5xx: every
+request it sends is valid), so a run can gate a change.
 
 Each simulated worker opens its task page (for the CSRF cookie), then adds
 annotations one after another with a think time between saves (uniform
@@ -10,6 +13,7 @@ annotations one after another with a think time between saves (uniform
 segments. A second, closed-loop phase (no think time) gives the capacity.
 
     .venv/bin/python bench/task_saves.py [--workers 50] [--saves 30]
+        [--database-url sqlite:////tmp/falte_bench_saves.sqlite3]
 """
 
 import argparse
@@ -23,12 +27,13 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.import_bundle import fresh_database  # noqa: E402
+from bench.import_bundle import fresh_database as fresh_postgres_database  # noqa: E402
 
 PORT = 8765
 SEGMENT = "Anna met Ben at the old mill near the river. They talked until the lamps were lit."
@@ -44,6 +49,71 @@ def write_bundle(directory, documents, segments):
     with open(directory / "documents.jsonl", "w") as handle:
         for number in range(documents):
             handle.write(json.dumps({"id": f"d{number}", "segments": [SEGMENT] * segments}) + "\n")
+
+
+def fresh_database(url):
+    """An empty database: a new PostgreSQL database, or no SQLite file (migrate makes it)."""
+    if url.startswith("sqlite:"):
+        path = Path(url.removeprefix("sqlite://"))
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+    else:
+        fresh_postgres_database(url)
+
+
+def engine_name(url):
+    return "SQLite" if url.startswith("sqlite:") else "PostgreSQL"
+
+
+def server_processes(pid):
+    """The gunicorn master and its workers."""
+    pids = [pid]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                pids.append(int(entry.name))
+    return pids
+
+
+def cpu_seconds(pid):
+    """User + system CPU seconds of the server processes so far (utime and stime from /proc)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for process in server_processes(pid):
+        try:
+            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
+    return total / ticks
+
+
+def start_server(env, workers=2):
+    server = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", str(workers),
+         "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"],
+        env=env, cwd=ROOT,
+    )  # fmt: skip
+    for _ in range(100):
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=1)
+            connection.request("GET", "/admin/login/")
+            connection.getresponse().read()
+            break
+        except OSError:
+            time.sleep(0.1)
+    return server
+
+
+def bench_env(database_url):
+    return dict(os.environ, DATABASE_URL=database_url, READ_DOT_ENV="0", DEBUG="0",
+                SECRET_KEY="bench-only-key-" + "x" * 40, ALLOWED_HOSTS="127.0.0.1",
+                SECURE_SSL_REDIRECT="0", SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0",
+                SECURE_HSTS_SECONDS="0", CONN_MAX_AGE="60")  # fmt: skip
 
 
 def manage(env, *args, capture=False):
@@ -68,9 +138,15 @@ class Session:
         if body is not None:
             headers["Content-Type"] = "application/json"
         started = time.perf_counter()
-        connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        response = connection.getresponse()
-        payload = response.read()
+        try:
+            connection.request(
+                method, path, body=json.dumps(body) if body is not None else None, headers=headers
+            )
+            response = connection.getresponse()
+            payload = response.read()
+        except OSError as problem:  # refused, reset or timed out: the server gave no answer
+            connection.close()
+            return 0, time.perf_counter() - started, str(problem).encode()
         elapsed = time.perf_counter() - started
         for name, value in response.getheaders():
             if name.lower() == "set-cookie" and value.startswith("csrftoken="):
@@ -118,13 +194,25 @@ def run_phase(tokens, saves, think):
     return results, time.perf_counter() - started
 
 
-def describe(name, results, seconds):
+def is_error(status):
+    # 0 is no answer; every call of this benchmark is valid, so any 4xx is a failure too.
+    return status == 0 or status >= 400
+
+
+def describe(name, results, seconds, cpu):
+    """Print the phase's figures; return its number of failed requests."""
     latencies = sorted(elapsed * 1000 for _, _, elapsed in results)
-    errors = sum(1 for _, status, _ in results if status >= 400)
+    errors = sum(1 for _, status, _ in results if is_error(status))
     p50 = statistics.median(latencies)
     p95 = latencies[int(0.95 * (len(latencies) - 1))]
+    statuses = ", ".join(f"{status}: {count}" for status, count in sorted(
+        Counter(status for _, status, _ in results if is_error(status)).items()))  # fmt: skip
     print(f"{name}: {len(results)} requests in {seconds:.1f} s = {len(results) / seconds:.0f} req/s; "
-          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms; errors {errors}")  # fmt: skip
+          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms; "
+          f"server CPU {cpu:.1f} s = {1000 * cpu / len(results):.1f} ms/request; "
+          f"errors {errors} of {len(results)}" + (f" ({statuses})" if statuses else "") +
+          f"; machine load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    return errors
 
 
 def main():
@@ -134,10 +222,7 @@ def main():
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_saves")
     args = parser.parse_args()
 
-    env = dict(os.environ, DATABASE_URL=args.database_url, READ_DOT_ENV="0", DEBUG="0",
-               SECRET_KEY="bench-only-key-" + "x" * 40, ALLOWED_HOSTS="127.0.0.1",
-               SECURE_SSL_REDIRECT="0", SESSION_COOKIE_SECURE="0", CSRF_COOKIE_SECURE="0",
-               SECURE_HSTS_SECONDS="0", CONN_MAX_AGE="60")  # fmt: skip
+    env = bench_env(args.database_url)
     fresh_database(args.database_url)
     manage(env, "migrate", "-v", "0")
     bundle = ROOT / "bench" / "out" / "saves-bundle"
@@ -149,39 +234,38 @@ def main():
     tokens = [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
     page_token, tokens = tokens[0], tokens[1:]
 
-    server = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", "2",
-         "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"],
-        env=env, cwd=ROOT,
-    )  # fmt: skip
+    server = start_server(env)
+    errors = 0
     try:
-        for _ in range(100):
-            try:
-                http.client.HTTPConnection("127.0.0.1", PORT, timeout=1).request("GET", "/admin/login/")
-                break
-            except OSError:
-                time.sleep(0.1)
-        print(f"gunicorn: 2 sync workers; PostgreSQL; {args.workers} simulated workers x {args.saves} saves")
-        results, seconds = run_phase(tokens, args.saves, think=(1.0, 5.0))
-        describe("paced (think time 1-5 s)", results, seconds)
-        results, seconds = run_phase(tokens, args.saves // 3, think=None)
-        describe("closed loop (no think time, capacity)", results, seconds)
+        print(f"gunicorn: 2 sync workers; {engine_name(args.database_url)}; "
+              f"{args.workers} simulated workers x {args.saves} saves")  # fmt: skip
+        for name, saves, think in [
+            ("paced (think time 1-5 s)", args.saves, (1.0, 5.0)),
+            ("closed loop (no think time, capacity)", args.saves // 3, None),
+        ]:
+            cpu_before = cpu_seconds(server.pid)
+            results, seconds = run_phase(tokens, saves, think)
+            errors += describe(name, results, seconds, cpu_seconds(server.pid) - cpu_before)
 
         page = Session(page_token)
         # 200 annotations on a 40-segment document, then time the page.
         api = f"/api/task/{page_token}"
         page.open_page()
         for segment in range(1, 40):
-            page.request("POST", f"{api}/move/", {"segment": segment})
+            errors += is_error(page.request("POST", f"{api}/move/", {"segment": segment})[0])
         for number in range(200):
-            page.request("POST", f"{api}/annotations/", {"client_id": f"p{number}", "category": "CharE",
-                         "segment": number % 40, "start": 0, "end": 4, "text": "Anna"})  # fmt: skip
-        timings = sorted(page.open_page()[1] * 1000 for _ in range(30))
+            errors += is_error(page.request("POST", f"{api}/annotations/", {"client_id": f"p{number}", "category": "CharE",
+                               "segment": number % 40, "start": 0, "end": 4, "text": "Anna"})[0])  # fmt: skip
+        loads = [page.open_page() for _ in range(30)]
+        errors += sum(is_error(status) for status, _ in loads)
+        timings = sorted(elapsed * 1000 for _, elapsed in loads)
         print(f"annotation page, 40 segments + 200 annotations: p50 {statistics.median(timings):.1f} ms, "
               f"p95 {timings[int(0.95 * 29)]:.1f} ms over 30 loads")  # fmt: skip
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
+    if errors:
+        sys.exit(f"FAILED: {errors} requests failed")
 
 
 if __name__ == "__main__":

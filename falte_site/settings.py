@@ -108,6 +108,23 @@ DATABASES = {
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # SQLite has one writer at a time, and `select_for_update` is a no-op on it. With Django's
+    # default deferred BEGIN, a transaction that reads and then writes (every save: lock the
+    # assignment, check, insert) asks for the write lock only at its first write; if another
+    # connection wrote meanwhile SQLite answers "database is locked" at once, without waiting.
+    # IMMEDIATE takes the write lock at BEGIN, so transactions queue for it (up to `timeout`
+    # seconds, below gunicorn's 30 s worker timeout) and run one after another, which is what
+    # the row locks give on PostgreSQL. WAL lets readers go on while one connection writes, and
+    # synchronous=NORMAL is durable in WAL mode except for the last commits on a power cut.
+    # Writes outside atomic blocks are single statements that also wait for the lock.
+    # Options given in DATABASE_URL (?timeout=...) win.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

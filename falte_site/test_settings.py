@@ -5,6 +5,8 @@ same suite runs on SQLite (default) and on PostgreSQL + Redis in CI.
 """
 
 import os
+import tempfile
+from pathlib import Path
 
 os.environ["READ_DOT_ENV"] = "0"
 os.environ.setdefault("SECRET_KEY", "test-only-key-not-a-secret-" + "x" * 40)
@@ -16,6 +18,16 @@ SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = False
 CSRF_COOKIE_SECURE = False
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# On SQLite the test database is a file, not Django's default in-memory database: in memory
+# every thread shares one connection, so requests made at the same moment (the concurrency
+# tests, the live server) never meet SQLite's write lock the way gunicorn's processes do.
+# One file per test run (by process id) in the temp dir, so two runs side by side on one
+# checkout do not delete each other's database; Django removes it at the end of the run.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"].setdefault("TEST", {})["NAME"] = str(  # noqa: F405
+        Path(tempfile.gettempdir()) / f"falte-test-{os.getpid()}.sqlite3"
+    )
 
 # The suite sends many API requests from one address within seconds: far higher
 # rates here. tests/api/test_throttling.py runs with the production ones.

@@ -5,7 +5,7 @@ from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connections
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -125,19 +125,20 @@ def test_researcher_task_links_are_never_released(client):
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_joins_never_over_assign_a_document():
-    if connection.vendor != "postgresql":
-        pytest.skip("row locks are what is tested; the PostgreSQL run of CI covers this")
+    # Runs on SQLite too: its test database is a file, so each thread holds its own connection and
+    # the joins really contend for the write lock (falte_site/test_settings.py).
     study = make_span_study(documents=3, annotators_per_document=2)
     workers = 16
     barrier = threading.Barrier(workers)
     statuses = []
 
     def join(number):
-        from django.db import connections
-
         try:
             barrier.wait()
-            response = Client().get(join_url(study, PROLIFIC_PID=f"crowd-{number}"))
+            # A database error becomes the 500 a worker would see, not an exception in the thread.
+            response = Client(raise_request_exception=False).get(
+                join_url(study, PROLIFIC_PID=f"crowd-{number}")
+            )
             statuses.append(response.status_code)
         finally:
             connections.close_all()
@@ -150,5 +151,4 @@ def test_concurrent_joins_never_over_assign_a_document():
 
     per_document = Counter(Assignment.objects.values_list("document_id", flat=True))
     assert sorted(per_document.values()) == [2, 2, 2]
-    assert statuses.count(302) == 6
-    assert statuses.count(200) == workers - 6
+    assert Counter(statuses) == {302: 6, 200: workers - 6}

@@ -99,7 +99,8 @@ class Assignment(models.Model):
 
     def __str__(self):
         target = self.document.external_id if self.document_id else f"block {self.block}"
-        return f"{self.worker.external_id} on {target} ({self.kind})"
+        # No worker identity: the string reaches admin titles, history and messages.
+        return f"Assignment {self.pk} on {target} ({self.kind})"
 
     @property
     def task_path(self):

@@ -3,6 +3,7 @@
 import json
 
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -10,11 +11,11 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from accounts import policy
 from reports.models import Report
 from reports.page import report_page_context
 from reports.services import ReportNotSent, report_request, reports_requeue_stale
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
-from studies.models import Study
 
 
 @admin.register(Report)
@@ -88,7 +89,9 @@ class ReportAdmin(StudyScopedAdmin):
         return response
 
     def request_view(self, request, study_id):
-        study = get_object_or_404(Study.objects.for_user(request.user), pk=study_id)
+        study = get_object_or_404(policy.readable_studies(request.user), pk=study_id)
+        if not policy.may_manage_study(request.user, study.pk):
+            raise PermissionDenied  # analysts read reports; the study's researchers request them
         try:
             report, created = report_request(study=study, user=request.user)
         except ReportNotSent as refused:

@@ -24,6 +24,10 @@ import sys
 # Real input needs far less (a document's meta tables nest about 7 levels);
 # the limit stays well below the depth where recursion becomes a risk.
 MAX_DEPTH = 64
+# Values one document may hold. Far above real data; it stops YAML's aliases
+# ("billion laughs": each level repeats the one below) from making a walk that
+# never ends out of a file of a few hundred bytes.
+MAX_VALUES = 2_000_000
 
 
 class JSONInputError(ValueError):
@@ -67,8 +71,12 @@ def check_json_value(value, *, max_depth=MAX_DEPTH):
     """Raise JSONInputError for NUL or a lone surrogate in any key or text, a number
     that is not finite, or containers nested more than `max_depth` levels."""
     stack = [(value, ())]
+    seen = 0
     while stack:
         item, path = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            raise JSONInputError(f"more than {MAX_VALUES:,} values (repeated YAML aliases?)", path=path)
         if isinstance(item, str):
             _check_text(item, path)
         elif isinstance(item, float):

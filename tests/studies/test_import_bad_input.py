@@ -419,3 +419,22 @@ def test_admin_add_documents_lists_the_problem_and_adds_nothing(client, research
     assert response.status_code == 200
     assert expected in response.content.decode().replace("&#x27;", "'")
     assert (Document.objects.count(), Segment.objects.count()) == before
+
+
+def test_repeated_yaml_aliases_are_refused_quickly(tmp_path):
+    """A few hundred bytes of nested aliases stand for 10**12 values: refused, not walked."""
+    import time
+
+    bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for level in "bcdefghijkl":
+        previous = chr(ord(level) - 1)
+        bomb.append(f"{level}: &{level} [*{previous}, *{previous}, *{previous}, *{previous}, *{previous}, "
+                    f"*{previous}, *{previous}, *{previous}, *{previous}, *{previous}]")  # fmt: skip
+    text = yaml.safe_dump(study_yaml(), sort_keys=False) + "config:\n  " + "\n  ".join(bomb) + "\n"
+    directory = write_bundle(tmp_path)
+    (directory / "study.yaml").write_text(text)
+    started = time.process_time()
+    problems = import_problems(directory)
+    assert any("more than 2,000,000 values" in problem for problem in problems), problems
+    assert time.process_time() - started < 30
+    assert_nothing_written()

@@ -200,7 +200,11 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=10 
 # Public base URL used when printing task links (e.g. "https://eval.example.org").
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000")
 _scheme, _, _rest = SITE_URL.partition("://")
-if _scheme not in ("http", "https") or not _rest.split("/")[0] or any(c.isspace() or c == "\\" for c in SITE_URL):
+if (
+    _scheme not in ("http", "https")
+    or not _rest.split("/")[0]
+    or any(c.isspace() or c == "\\" for c in SITE_URL)
+):
     raise ImproperlyConfigured(f"SITE_URL must be an absolute http(s) URL, not {SITE_URL!r}.")
 
 # Celery: with no broker configured, tasks run eagerly in-process.

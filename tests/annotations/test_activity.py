@@ -15,12 +15,6 @@ from tests.factories import AssignmentFactory, make_span_study
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def assignment():
-    study = make_span_study(documents=1, segments=3)
-    return AssignmentFactory(document=study.documents.get())
-
-
 def report(client, assignment, seconds):
     response = client.post(
         reverse("task-api-activity", args=[assignment.token]),

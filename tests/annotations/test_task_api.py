@@ -1,31 +1,15 @@
 """The task page's JSON API: what a worker's page (or a misbehaving client) gets back."""
 
-import json
-
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from annotations.models import Assignment, ErrorAnnotation
 from annotations.services.task import ACTIVITY_SLACK_SECONDS
+from tests.annotations.task_api import SEGMENT_TEXT, post
 from tests.factories import AssignmentFactory, make_span_study
 
 pytestmark = pytest.mark.django_db
-
-SEGMENT_TEXT = "Segment {s} of document 0. Anna met Ben."
-
-
-@pytest.fixture
-def assignment():
-    study = make_span_study(documents=1, segments=3)
-    return AssignmentFactory(document=study.documents.get())
-
-
-def post(client, name, assignment, body, **kwargs):
-    data = body if isinstance(body, str | bytes) else json.dumps(body)
-    return client.post(
-        reverse(name, args=[assignment.token]), data, content_type="application/json", **kwargs
-    )
 
 
 def span(segment=0, start=25, end=29, **extra):

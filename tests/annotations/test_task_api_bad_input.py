@@ -11,7 +11,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotations.models import Assignment, ErrorAnnotation
-from tests.factories import AssignmentFactory, make_span_study
+from tests.factories import make_span_study
 
 pytestmark = pytest.mark.django_db
 
@@ -25,12 +25,6 @@ POST_ROUTES = [
     "task-api-submit",
 ]
 BAD_STRINGS = {"surrogate": "\ud800", "nul": "\x00", "nul-inside": "Anna\x00"}
-
-
-@pytest.fixture
-def assignment():
-    study = make_span_study(documents=1, segments=3)
-    return AssignmentFactory(document=study.documents.get())
 
 
 def url(name, assignment, *args):

@@ -1,28 +1,11 @@
 """The task API's limits, tested on both sides of each boundary."""
 
-import json
-
 import pytest
-from django.urls import reverse
 
 from annotations.models import Assignment, ErrorAnnotation
-from tests.factories import AssignmentFactory, make_span_study
+from tests.annotations.task_api import SEGMENT_TEXT, post
 
 pytestmark = pytest.mark.django_db
-
-SEGMENT_TEXT = "Segment {s} of document 0. Anna met Ben."
-
-
-@pytest.fixture
-def assignment():
-    study = make_span_study(documents=1, segments=3)
-    return AssignmentFactory(document=study.documents.get())
-
-
-def post(client, name, assignment, body):
-    return client.post(
-        reverse(name, args=[assignment.token]), json.dumps(body), content_type="application/json"
-    )
 
 
 def move_to(client, assignment, last):

@@ -467,3 +467,21 @@ def test_the_admin_export_button_gives_an_analyst_pseudonyms_only(world):
     assert annotator_pseudonym(world.s.pk, world.s_assignment.worker_id) in table
     assert not [secret for secret in world.secrets if secret in table]
     assert T_MARK not in table
+
+
+@pytest.mark.parametrize(
+    "changelist", ["admin:annotations_assignment_changelist", "admin:annotations_errorannotation_changelist"]
+)
+def test_searching_by_a_platform_id_finds_rows_only_for_who_manages_the_study(world, changelist):
+    """Otherwise an analyst could tell which pseudonym is which PROLIFIC_PID by searching for it."""
+    url = reverse(changelist) + f"?q={PID_S[0]}"
+    found = client_for(world, "researcher").get(url).content.decode()
+    assert "sierra-doc0" in found and "sierra-doc1" in found
+    assert "2 results" in found or "result_list" in found
+    hidden = client_for(world, "analyst").get(url).content.decode()
+    assert "sierra-doc" not in hidden and "0 results" in hidden
+    # Searching by what the analyst does see still works.
+    assert (
+        "sierra-doc1"
+        in client_for(world, "analyst").get(reverse(changelist) + "?q=sierra-doc1").content.decode()
+    )

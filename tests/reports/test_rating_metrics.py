@@ -334,13 +334,14 @@ def test_shr_by_random_splits_agrees_with_shr_over_all_splits_on_a_small_design(
     assert (every["method"], every["splits"], every["undefined"]) == ("all", 10, 0)
     assert every["pearson_mean"] == pytest.approx(exact.mean())
     assert every["pearson_sd"] == pytest.approx(exact.std())
-    sampled, _ = split_half_reliability(SIX_BLOCK_SUMS, counts, splits=20000, seed=7, method="random")
+    sampled, _ = split_half_reliability(SIX_BLOCK_SUMS, counts, draws=20000, seed=7, method="random")
     assert (sampled["method"], sampled["splits"]) == ("random", 20000)
     assert sampled["pearson_mean"] == pytest.approx(every["pearson_mean"], abs=0.02)
-    # Too few draws allowed for all 10 splits: "auto" samples.
-    few, _ = split_half_reliability(SIX_BLOCK_SUMS, counts, splits=5, seed=1)
+    # More splits than `splits` allows: "auto" samples `draws` of them. (`splits` used to be the
+    # number of draws too; it is now only the exhaustive limit, and draws default to 20,000.)
+    few, _ = split_half_reliability(SIX_BLOCK_SUMS, counts, splits=5, draws=5, seed=1)
     assert (few["method"], few["splits"]) == ("random", 5)
-    assert few == split_half_reliability(SIX_BLOCK_SUMS, counts, splits=5, seed=1)[0]
+    assert few == split_half_reliability(SIX_BLOCK_SUMS, counts, splits=5, draws=5, seed=1)[0]
 
 
 def test_shr_weighs_each_rating_and_skips_systems_missing_from_a_half():

@@ -58,8 +58,8 @@ class Judgment:
 class RatingStudy:
     """A Likert (``ratings``) or BWS (``judgments``) study.
 
-    ``seed`` and ``splits`` drive split-half reliability when there are too
-    many splits of the blocks to use them all.
+    Split-half reliability uses every split of the blocks when there are at
+    most ``splits`` of them, else 20,000 random ones drawn with ``seed``.
     """
 
     protocol: str
@@ -70,7 +70,7 @@ class RatingStudy:
     scale_max: float | None = None
     value_max: int | None = None
     seed: int = 0
-    splits: int = 1000
+    splits: int = 1_000_000
 
 
 class ItemTable:

@@ -11,10 +11,12 @@ import numpy as np
 from reports.metrics.nullable import put_value
 from reports.metrics.spans.agreement import projection_alpha, token_agreement
 from reports.metrics.spans.data import GOLD, MAIN, QUALIFICATION
+from reports.metrics.spans.distribution import distribution
 from reports.metrics.spans.layout import StudyLayout
 from reports.metrics.spans.reference import ReferenceTally, sentence_marks, tally_marks
 
 NO_MULTIPLY_ANNOTATED = "no document has two or more submitted main annotations"
+NO_EXPERT_PAIR = "no document has two or more submitted gold annotations"
 
 
 def span_report(study, progress=None):
@@ -29,22 +31,21 @@ def span_report(study, progress=None):
     annotations = _submitted(study, layout)
     main = [annotation for annotation in annotations if annotation.kind == MAIN]
     category_numbers = {key: number for number, key in enumerate(keys)}
+    gold = [annotation for annotation in annotations if annotation.kind == GOLD]
     table = SpanTable(main, layout, category_numbers)
-    SpanTable([a for a in annotations if a.kind != MAIN], layout, category_numbers)  # validates them
+    gold_table = SpanTable(gold, layout, category_numbers)
+    others = [annotation for annotation in annotations if annotation.kind not in (MAIN, GOLD)]
+    SpanTable(others, layout, category_numbers)  # validates them
     coders = np.bincount(table.documents, minlength=len(study.documents))
     notify(0.3)
 
+    # The crowd's figures come from main annotations only; gold never mixes in.
     report = {"protocol": "span"}
-    _annotators_per_document(report, coders)
-    report["units"] = {
-        "documents": int(np.count_nonzero(coders >= 2)),
-        "tokens": int(layout.tokens.per_document()[coders >= 2].sum()),
-        "sentences": int(layout.sentences.per_document()[coders >= 2].sum()),
-        "segments": int(layout.segments.per_document()[coders >= 2].sum()),
-    }
-    report["categories"] = _categories(keys, layout, table, coders, notify)
-    report["groups"] = _groups(study.categories, layout, table, coders)
-    report["distribution"] = _distribution(study.documents, keys, layout, table, main)
+    report.update(_agreement(study.categories, layout, table, NO_MULTIPLY_ANNOTATED, notify))
+    report["distribution"] = distribution(study.documents, keys, layout, table, main)
+    report["experts"] = _agreement(study.categories, layout, gold_table, NO_EXPERT_PAIR)
+    if not report["experts"]["units"]["documents"]:
+        _explain_unpaired(report["experts"], NO_EXPERT_PAIR)
     notify(0.8)
     reference_kind, tallies = _reference_tallies(layout, annotations, main, coders)
     report["reference_kind"] = reference_kind
@@ -98,26 +99,54 @@ class SpanTable:
 
 
 def _submitted(study, layout):
-    """Submitted annotations of known documents; a repeated main annotation keeps the last one."""
-    latest_main = {}
+    """Submitted annotations of known documents; a repeated main or gold annotation keeps the last one."""
+    latest = {}
     annotations = []
     for annotation in study.annotations:
         if not annotation.submitted:
             continue
         if annotation.document not in layout.document_index:
             raise ValueError(f"annotation of unknown document {annotation.document!r}")
-        if annotation.kind == MAIN:
-            latest_main[(annotation.annotator, annotation.document)] = annotation
+        if annotation.kind in (MAIN, GOLD):
+            latest[(annotation.kind, annotation.annotator, annotation.document)] = annotation
         else:
             annotations.append(annotation)
-    return list(latest_main.values()) + annotations
+    return list(latest.values()) + annotations
 
 
-def _annotators_per_document(report, coders):
+def _agreement(categories, layout, table, unpaired_reason, notify=None):
+    """Annotators per document, units, token agreement per category and projections per group.
+
+    Computed over the annotations of ``table`` alone: the crowd's main
+    annotations, or the experts' gold ones.
+    """
+    keys = [category.key for category in categories]
+    coders = np.bincount(table.documents, minlength=len(layout.document_index))
+    result = {}
+    _annotators_per_document(result, coders, unpaired_reason)
+    result["units"] = {
+        "documents": int(np.count_nonzero(coders >= 2)),
+        "tokens": int(layout.tokens.per_document()[coders >= 2].sum()),
+        "sentences": int(layout.sentences.per_document()[coders >= 2].sum()),
+        "segments": int(layout.segments.per_document()[coders >= 2].sum()),
+    }
+    result["categories"] = _categories(keys, layout, table, coders, notify or (lambda fraction: None))
+    result["groups"] = _groups(categories, layout, table, coders)
+    return result
+
+
+def _explain_unpaired(figures, reason):
+    """Every figure is undefined: say why in the study's terms rather than alpha's ("no pairable units")."""
+    for entry in [*figures["categories"].values(), *figures["groups"].values()]:
+        for name in [name for name in entry if name.endswith("_reason")]:
+            entry[name] = reason
+
+
+def _annotators_per_document(report, coders, unpaired_reason):
     counted = coders[coders >= 2]
     if not len(counted):
-        put_value(report, "annotators_per_document", None, NO_MULTIPLY_ANNOTATED)
-        put_value(report, "annotators_per_document_summary", None, NO_MULTIPLY_ANNOTATED)
+        put_value(report, "annotators_per_document", None, unpaired_reason)
+        put_value(report, "annotators_per_document_summary", None, unpaired_reason)
         return
     frequency = np.bincount(counted)
     report["annotators_per_document"] = int(np.flatnonzero(frequency == frequency.max())[-1])
@@ -157,49 +186,6 @@ def _groups(categories, layout, table, coders):
         put_value(entry, "segment_alpha", alpha.alpha, alpha.reason)
         result[group] = entry
     return result
-
-
-def _rates(counts, tokens, keys):
-    result = {}
-    for key, count in zip(keys, counts, strict=True):
-        entry = {"count": int(count)}
-        rate = 100.0 * float(count) / tokens if tokens else None
-        result[key] = put_value(entry, "per_100_tokens", rate, "no token annotated")
-    return result
-
-
-def _distribution(documents, keys, layout, table, main):
-    """Spans per category, per system and per annotator.
-
-    per_100_tokens = 100 x spans / tokens annotated, where a document's
-    tokens count once per main annotation of it (tokens read).
-    """
-    size = len(keys)
-    tokens_read = layout.tokens.per_document()[table.documents]
-    systems = list(dict.fromkeys(document.system for document in documents))
-    system_numbers = {system: number for number, system in enumerate(systems)}
-    document_systems = np.array([system_numbers[d.system] for d in documents], dtype=np.int64)
-    annotation_systems = document_systems[table.documents]
-    span_systems = annotation_systems[table.owners]
-    by_system_counts = np.bincount(span_systems * size + table.categories, minlength=len(systems) * size)
-    by_system_tokens = np.bincount(annotation_systems, weights=tokens_read, minlength=len(systems))
-    annotators = list(dict.fromkeys(annotation.annotator for annotation in main))
-    annotator_numbers = {name: number for number, name in enumerate(annotators)}
-    span_annotators = np.array([annotator_numbers[a.annotator] for a in main], dtype=np.int64)[table.owners]
-    by_annotator = np.bincount(span_annotators * size + table.categories, minlength=len(annotators) * size)
-    return {
-        "by_category": _rates(np.bincount(table.categories, minlength=size), int(tokens_read.sum()), keys),
-        "by_system": {
-            system: _rates(
-                by_system_counts[number * size : (number + 1) * size], int(by_system_tokens[number]), keys
-            )
-            for number, system in enumerate(systems)
-        },
-        "by_annotator": {
-            name: dict(zip(keys, map(int, by_annotator[number * size : (number + 1) * size]), strict=True))
-            for number, name in enumerate(annotators)
-        },
-    }
 
 
 def _reference_tallies(layout, annotations, main, coders):

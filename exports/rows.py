@@ -39,15 +39,21 @@ REVIEW_COLUMNS = [
 ]  # fmt: skip
 
 
+# Answers sit under their own prefix, so no question key (a study may name one "explanation",
+# like the default questions do) can take the name of a fixed column.
+ANSWER_PREFIX = "answer."
+
+
 def columns(with_platform_ids, study=None):
     if study is not None and study.protocol == "review":
-        keys = [question["key"] for question in study_questions(study)]
-        return REVIEW_COLUMNS + keys + (PLATFORM_COLUMNS if with_platform_ids else [])
+        answers = [ANSWER_PREFIX + question["key"] for question in study_questions(study)]
+        return REVIEW_COLUMNS + answers + (PLATFORM_COLUMNS if with_platform_ids else [])
     return COLUMNS + (PLATFORM_COLUMNS if with_platform_ids else [])
 
 
 def review_rows(study, *, with_platform_ids=False):
-    """One row per (item, reviewer) with every answer (multi-choice answers joined by "; ")."""
+    """One row per (item, reviewer) with every answer in its `answer.<key>` column (multi-choice
+    answers joined by "; ")."""
     keys = [question["key"] for question in study_questions(study)]
     answers = (
         ReviewAnswer.objects.filter(assignment__study=study, assignment__status=Assignment.Status.SUBMITTED)

@@ -134,7 +134,7 @@ def test_review_export_quotes_answers(client, tmp_path, researcher):
                                 user=researcher).study  # fmt: skip
     client.force_login(researcher)
     table = list(csv.DictReader(io.StringIO(streamed(client, study, "csv"), newline="")))
-    assert [row["comment"] for row in table if row["comment"]] == ["'=1+1", "odd"]
+    assert [row["answer.comment"] for row in table if row["answer.comment"]] == ["'=1+1", "odd"]
 
 
 def test_bundle_csv_quotes_and_its_jsonl_files_stay_raw(client, study, researcher, tmp_path):

@@ -85,12 +85,13 @@ def test_export_has_a_row_per_item_and_reviewer_with_every_answer(client, tmp_pa
         first["document"],
         first["item"],
         first["evaluator_label"],
-        first["span"],
         first["explanation"],
-    ) == ("game1", "0", "Evaluator A", "Error", "Correct")
+        first["answer.span"],
+        first["answer.explanation"],
+    ) == ("game1", "0", "Evaluator A", "Young scored 28, not 30.", "Error", "Correct")
     hard = [row for row in rows if row["item"] == "3"]
-    assert [row["flags"] for row in hard] == ["Hard to parse", "Hard to parse"] and hard[0][
-        "comment"
+    assert [row["answer.flags"] for row in hard] == ["Hard to parse", "Hard to parse"] and hard[0][
+        "answer.comment"
     ] == "odd"
 
 

@@ -2,10 +2,6 @@
 
 from reports.charts import bar_chart, grouped_bar_chart, spread_chart
 
-RELIABILITY_LABELS = {
-    "scale_overlap": "scale overlap (Tang et al. 2022: overlap length / overall range length, mean over pairs)",
-}
-
 
 def rating_page_context(result):
     """Likert and BWS reports: system scores with their spread, and reliability."""
@@ -14,7 +10,7 @@ def rating_page_context(result):
     key = "counting" if protocol == "bws" else "mean"
     rows = [(system, values.get(key), values.get("sd")) for system, values in sorted(scores.items())]
     reliability = [
-        (RELIABILITY_LABELS.get(name, name), result.get(name), result.get(f"{name}_reason", ""))
+        (name, result.get(name), result.get(f"{name}_reason", ""))
         for name in ("alpha_ordinal", "alpha_interval", "change_rate_pct", "scale_overlap")
         if name in result
     ]
@@ -68,16 +64,10 @@ def report_page_context(report):
         }
         for key, values in categories.items()
     ]
-    tokens_by_category = distribution.get("tokens_by_category", {})
     return {
         "ready": True,
         "categories": rows,
         "groups": result.get("groups", {}),
-        "experts": result.get("experts"),
-        "distribution_rows": [
-            (key, values, tokens_by_category.get(key, {}))
-            for key, values in distribution.get("by_category", {}).items()
-        ],
         "annotators": result.get("annotators", {}),
         "by_category": distribution.get("by_category", {}),
         "annotators_per_document": result.get("annotators_per_document"),

@@ -145,21 +145,13 @@ OVERLAP_ITEMS = [Item(f"d{n}", f"i{n}", "AB"[n % 2], "b1") for n in range(1, 5)]
 ]
 
 
-def test_scale_overlap_is_the_papers_length_ratio_and_points_are_a_separate_figure():
-    # scale_overlap used to count scale points (max - min + 1); it is now
-    # Tang et al.'s (2022) figure, lengths as max - min over the overall
-    # range of both. The point count stays as scale_overlap_points.
-    # Block b1: x only 3 -> [3, 3]; y [2, 4]; z [4, 5]. Lengths:
-    #   x/y: overlap 3 - 3 = 0, overall 4 - 2 = 2 -> 0
-    #   x/z: disjoint -> 0
-    #   y/z: overlap 4 - 4 = 0, overall 5 - 2 = 3 -> 0
-    # Block b2: p [1, 5], q [1, 5]: 4 / 4 -> 1.
-    # Pooled over the 4 pairs: (0 + 0 + 0 + 1) / 4 = 1/4.
-    # Integer points:
+def test_scale_overlap_treats_a_single_point_as_one_scale_point():
+    # Block b1: x only 3 -> [3, 3]; y [2, 4]; z [4, 5]. Integer points:
     #   x/y: overlap {3} = 1, union {2,3,4} = 3 -> 1/3
     #   x/z: overlap 0, union 1 + 2 = 3 -> 0
     #   y/z: overlap {4} = 1, union {2..5} = 4 -> 1/4
-    #   p/q: 1. Pooled: (1/3 + 0 + 1/4 + 1) / 4 = 19/48.
+    # Block b2: p [1, 5], q [1, 5] -> 1.
+    # Pooled over the 4 pairs: (1/3 + 0 + 1/4 + 1) / 4 = 19/48.
     ratings = [
         Rating("x", "d1", 3, "b1"),
         Rating("x", "d2", 3, "b1"),
@@ -174,10 +166,8 @@ def test_scale_overlap_is_the_papers_length_ratio_and_points_are_a_separate_figu
         Rating("q", "e2", 1, "b2"),
     ]
     report = likert(OVERLAP_ITEMS, ratings, scale_min=1, scale_max=5)
-    assert report["scale_overlap"] == pytest.approx(1 / 4)
-    assert report["scale_overlap_points"] == pytest.approx(19 / 48)
+    assert report["scale_overlap"] == pytest.approx(19 / 48)
     assert report["scale_overlap_pairs"] == 4
-    assert report["scale_overlap_zero_length_pairs"] == 0
 
 
 def test_scale_overlap_of_non_integer_scores_uses_lengths():
@@ -391,19 +381,22 @@ def test_bws_counting_scores_by_hand():
 
 
 def test_bws_value_scores_weigh_picks_by_value_over_value_max():
-    # Weights v / 3: x T1 1, y T1 1/3, x T2 2/3, y T2 (no value) 1.
+    # A judgment without a value used to weigh 1; it is now missing for the value score
+    # (neither a pick nor an appearance there), so y's T2 judgment is left out.
+    # Weights v / 3: x T1 1, y T1 1/3, x T2 2/3. Valued appearances: d-items 2, e-items 1.
     # dA (1 + 1/3) / 2 = 2/3; dB 0; dC -(1/3)/2 = -1/6; dD -1/2;
-    # eA 1/2; eB (2/3)/2 = 1/3; eC 0; eD -(2/3 + 1)/2 = -5/6.
-    # A (2/3 + 1/2)/2 = 7/12; B (0 + 1/3)/2 = 1/6; C (-1/6 + 0)/2 = -1/12; D (-1/2 - 5/6)/2 = -2/3.
-    scores = bws(BWS_ITEMS, JUDGMENTS, value_max=3)["system_scores"]
-    expected = {"A": 7 / 12, "B": 1 / 6, "C": -1 / 12, "D": -2 / 3}
+    # eA 0; eB (2/3)/1 = 2/3; eC 0; eD -(2/3)/1 = -2/3.
+    # A (2/3 + 0)/2 = 1/3; B (0 + 2/3)/2 = 1/3; C (-1/6 + 0)/2 = -1/12; D (-1/2 - 2/3)/2 = -7/12.
+    report = bws(BWS_ITEMS, JUDGMENTS, value_max=3)
+    expected = {"A": 1 / 3, "B": 1 / 3, "C": -1 / 12, "D": -7 / 12}
     for system, value in expected.items():
-        assert scores[system]["value"] == pytest.approx(value)
+        assert report["system_scores"][system]["value"] == pytest.approx(value)
+    assert report["judgments_without_value"] == 1
 
 
 def test_bws_value_scale_defaults_to_the_largest_value_given():
     # Without value_max the top is the largest value given (3): the same weights.
-    assert bws(BWS_ITEMS, JUDGMENTS)["system_scores"]["A"]["value"] == pytest.approx(7 / 12)
+    assert bws(BWS_ITEMS, JUDGMENTS)["system_scores"]["A"]["value"] == pytest.approx(1 / 3)
 
 
 def test_bws_ordinal_alpha_and_change_rate_by_hand():
@@ -486,6 +479,8 @@ def test_bws_unjudged_system_is_null_with_reason():
     assert entry["counting"] is None
     assert entry["counting_reason"] == "no judged outputs"
     assert entry["value"] is None
+    assert entry["value_reason"] == "no judged outputs with a value"
+    assert entry["average_rank"] is None
     assert entry["n"] == 0
 
 

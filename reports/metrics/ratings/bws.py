@@ -24,6 +24,7 @@ from reports.metrics.ratings.split_half import split_half_reliability
 
 WORST, MIDDLE, BEST = 0, 1, 2
 NO_RETEST_PAIR = "no retest judgment matches a main judgment of the same worker and tuple"
+NO_VALUE_SCALE = "the study asks for no value"
 
 
 def bws_report(study):
@@ -32,6 +33,7 @@ def bws_report(study):
     value_max = _value_scale(study)
     main = _latest(study, table, MAIN, value_max)
     counting, value, appearances = item_scores(main.values(), table, value_max)
+    ranks = item_average_ranks(main.values(), table)
     scored = np.flatnonzero(appearances > 0)
     systems = table.system_of[scored]
 
@@ -40,13 +42,23 @@ def bws_report(study):
         "judgments": len(main),
         "annotators": len({annotator for annotator, _ in main}),
         "blocks": len(np.unique(table.block_of[scored])),
+        "judgments_without_value": sum(judgment.value is None for judgment in main.values()),
     }
+    no_value = NO_VALUE_SCALE if value_max is None else "no judged outputs with a value"
     report["system_scores"] = {}
     for number, system in enumerate(table.systems):
         entry = score_summary(counting[scored][systems == number], "judged outputs")
         put_value(entry, "counting", entry["mean"], entry.get("mean_reason"))
         values = value[scored][systems == number]
-        put_value(entry, "value", float(values.mean()) if values.size else None, "no judged outputs")
+        values = values[~np.isnan(values)]
+        put_value(entry, "value", float(values.mean()) if values.size else None, no_value)
+        system_ranks = ranks[scored][systems == number]
+        put_value(
+            entry,
+            "average_rank",
+            float(system_ranks.mean()) if system_ranks.size else None,
+            "no judged outputs",
+        )
         report["system_scores"][system] = entry
 
     units, annotators, codes = judgment_codes(main)
@@ -101,28 +113,56 @@ def item_scores(judgments, table, value_max):
 
     Counting (Kiritchenko & Mohammad): (#best - #worst) / #appearances.
     Value: each judgment weighs its best and worst pick by its value over
-    the top of the value scale, ``value / value_max`` (weight 1 when the
-    judgment has no value), so (sum of best weights - sum of worst weights)
-    / #appearances, also in [-1, 1]. Items never judged score 0 and have 0
-    appearances; callers leave them out.
+    the top of the value scale, ``value / value_max``, so (sum of best
+    weights - sum of worst weights) / #appearances in judgments with a
+    value, also in [-1, 1]. A judgment without a value is missing for the
+    value score: it counts neither as a pick nor as an appearance there.
+    Items never judged score 0 and have 0 appearances; callers leave them
+    out. An item judged only without values has value NaN.
     """
     size = len(table.number)
     appearances = np.zeros(size, dtype=np.int64)
+    valued = np.zeros(size, dtype=np.int64)
     counted = np.zeros(size, dtype=np.float64)
     weighted = np.zeros(size, dtype=np.float64)
     for judgment in judgments:
-        for document in judgment.documents:
-            appearances[table.number[document]] += 1
-        weight = 1.0 if judgment.value is None else judgment.value / value_max
+        numbers = [table.number[document] for document in judgment.documents]
+        appearances[numbers] += 1
         best, worst = table.number[judgment.best], table.number[judgment.worst]
         counted[best] += 1.0
         counted[worst] -= 1.0
-        weighted[best] += weight
-        weighted[worst] -= weight
-    seen = appearances > 0
-    counting = np.divide(counted, appearances, out=np.zeros(size), where=seen)
-    value = np.divide(weighted, appearances, out=np.zeros(size), where=seen)
+        if judgment.value is not None:
+            valued[numbers] += 1
+            weight = judgment.value / value_max
+            weighted[best] += weight
+            weighted[worst] -= weight
+    counting = np.divide(counted, appearances, out=np.zeros(size), where=appearances > 0)
+    value = np.divide(weighted, valued, out=np.full(size, np.nan), where=valued > 0)
     return counting, value, appearances
+
+
+def item_average_ranks(judgments, table):
+    """Per item: the mean rank (1 = best) it got in the tuples that show it; NaN if none.
+
+    In a tuple of n only best and worst are picked, so the best ranks 1,
+    the worst n, and the n - 2 others share the ranks between: each gets
+    their mean, (n + 1) / 2 (in a 4-tuple, 2.5).
+    """
+    size = len(table.number)
+    appearances = np.zeros(size, dtype=np.int64)
+    rank_sums = np.zeros(size, dtype=np.float64)
+    for judgment in judgments:
+        n = len(judgment.documents)
+        for document in judgment.documents:
+            number = table.number[document]
+            appearances[number] += 1
+            if document == judgment.best:
+                rank_sums[number] += 1.0
+            elif document == judgment.worst:
+                rank_sums[number] += n
+            else:
+                rank_sums[number] += (n + 1) / 2
+    return np.divide(rank_sums, appearances, out=np.full(size, np.nan), where=appearances > 0)
 
 
 def judgment_codes(latest):

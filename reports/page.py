@@ -64,10 +64,16 @@ def report_page_context(report):
         }
         for key, values in categories.items()
     ]
+    tokens_by_category = distribution.get("tokens_by_category", {})
     return {
         "ready": True,
         "categories": rows,
         "groups": result.get("groups", {}),
+        "experts": result.get("experts"),
+        "distribution_rows": [
+            (key, values, tokens_by_category.get(key, {}))
+            for key, values in distribution.get("by_category", {}).items()
+        ],
         "annotators": result.get("annotators", {}),
         "by_category": distribution.get("by_category", {}),
         "annotators_per_document": result.get("annotators_per_document"),

@@ -8,12 +8,15 @@ binary nominal alpha = 1 - (n - 1) * (o01 + o10) / (2 * n0 * n1).
 import copy
 import random
 import re
+from types import SimpleNamespace
 
 import krippendorff
 import numpy as np
 import pytest
+from django.template.loader import render_to_string
 
 from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
+from reports.page import report_page_context
 
 CATEGORIES = [
     SpanCategory("CharE", "coherence"),
@@ -305,3 +308,34 @@ def test_gold_annotations_leave_every_crowd_figure_unchanged(seed):
     assert with_gold["reference_kind"] == "gold" and without["reference_kind"] == "others"
     assert with_gold["experts"]["units"]["documents"] > 0
     assert crowd_figures(with_gold) == crowd_figures(without)
+
+
+def test_report_page_shows_error_tokens_and_expert_agreement(rf):
+    result = report_of(
+        [first()],
+        [
+            main("A", [Span("CharE", 0, 0, 8)]),
+            main("B", [Span("CharE", 0, 0, 4)]),
+            gold("X", [Span("CharE", 0, 0, 8)]),
+            gold("Y", [Span("CharE", 0, 0, 4)]),
+        ],
+    )
+    report = SimpleNamespace(
+        status="done", result=result, is_active=False, pk=1, created_at="today", requested_by=None
+    )
+    report.study = SimpleNamespace(pk=1, title="Study")
+    context = report_page_context(report)
+    assert context["distribution_rows"][0] == (
+        "CharE",
+        result["distribution"]["by_category"]["CharE"],
+        result["distribution"]["tokens_by_category"]["CharE"],
+    )
+    request = rf.get("/")
+    request.user = SimpleNamespace(
+        is_active=True, is_staff=True, is_authenticated=True, get_username=lambda: "r"
+    )
+    page = render_to_string("admin/reports/report/page.html", {**context, "report": report}, request=request)
+    assert 'id="experts-table"' in page and 'id="distribution-table"' in page
+    # CharE: A marks 2 tokens and B 1, 3 error tokens of 14 read; the experts agree as in the hand case (20/33).
+    assert "<td>CharE</td><td>2</td><td>14.29</td><td>3</td><td>21.43</td><td>100.0</td>" in page
+    assert "<td>CharE</td><td>0.606</td><td>50.0</td>" in page

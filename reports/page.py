@@ -2,6 +2,10 @@
 
 from reports.charts import bar_chart, grouped_bar_chart, spread_chart
 
+RELIABILITY_LABELS = {
+    "scale_overlap": "scale overlap (Tang et al. 2022: overlap length / overall range length, mean over pairs)",
+}
+
 
 def rating_page_context(result):
     """Likert and BWS reports: system scores with their spread, and reliability."""
@@ -10,7 +14,7 @@ def rating_page_context(result):
     key = "counting" if protocol == "bws" else "mean"
     rows = [(system, values.get(key), values.get("sd")) for system, values in sorted(scores.items())]
     reliability = [
-        (name, result.get(name), result.get(f"{name}_reason", ""))
+        (RELIABILITY_LABELS.get(name, name), result.get(name), result.get(f"{name}_reason", ""))
         for name in ("alpha_ordinal", "alpha_interval", "change_rate_pct", "scale_overlap")
         if name in result
     ]

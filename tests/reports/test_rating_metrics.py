@@ -145,13 +145,21 @@ OVERLAP_ITEMS = [Item(f"d{n}", f"i{n}", "AB"[n % 2], "b1") for n in range(1, 5)]
 ]
 
 
-def test_scale_overlap_treats_a_single_point_as_one_scale_point():
-    # Block b1: x only 3 -> [3, 3]; y [2, 4]; z [4, 5]. Integer points:
+def test_scale_overlap_is_the_papers_length_ratio_and_points_are_a_separate_figure():
+    # scale_overlap used to count scale points (max - min + 1); it is now
+    # Tang et al.'s (2022) figure, lengths as max - min over the overall
+    # range of both. The point count stays as scale_overlap_points.
+    # Block b1: x only 3 -> [3, 3]; y [2, 4]; z [4, 5]. Lengths:
+    #   x/y: overlap 3 - 3 = 0, overall 4 - 2 = 2 -> 0
+    #   x/z: disjoint -> 0
+    #   y/z: overlap 4 - 4 = 0, overall 5 - 2 = 3 -> 0
+    # Block b2: p [1, 5], q [1, 5]: 4 / 4 -> 1.
+    # Pooled over the 4 pairs: (0 + 0 + 0 + 1) / 4 = 1/4.
+    # Integer points:
     #   x/y: overlap {3} = 1, union {2,3,4} = 3 -> 1/3
     #   x/z: overlap 0, union 1 + 2 = 3 -> 0
     #   y/z: overlap {4} = 1, union {2..5} = 4 -> 1/4
-    # Block b2: p [1, 5], q [1, 5] -> 1.
-    # Pooled over the 4 pairs: (1/3 + 0 + 1/4 + 1) / 4 = 19/48.
+    #   p/q: 1. Pooled: (1/3 + 0 + 1/4 + 1) / 4 = 19/48.
     ratings = [
         Rating("x", "d1", 3, "b1"),
         Rating("x", "d2", 3, "b1"),
@@ -166,8 +174,10 @@ def test_scale_overlap_treats_a_single_point_as_one_scale_point():
         Rating("q", "e2", 1, "b2"),
     ]
     report = likert(OVERLAP_ITEMS, ratings, scale_min=1, scale_max=5)
-    assert report["scale_overlap"] == pytest.approx(19 / 48)
+    assert report["scale_overlap"] == pytest.approx(1 / 4)
+    assert report["scale_overlap_points"] == pytest.approx(19 / 48)
     assert report["scale_overlap_pairs"] == 4
+    assert report["scale_overlap_zero_length_pairs"] == 0
 
 
 def test_scale_overlap_of_non_integer_scores_uses_lengths():

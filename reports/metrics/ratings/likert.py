@@ -7,18 +7,21 @@ rating.
 """
 
 from collections import defaultdict
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
 
 from reports.metrics.nullable import put_value
 from reports.metrics.ratings.agreement import change_rate_pct, put_alpha
+from reports.metrics.ratings.binarised import binarised_alpha
 from reports.metrics.ratings.data import LIKERT, MAIN, RETEST, ItemTable
 from reports.metrics.ratings.scores import block_system_totals, score_summary
 from reports.metrics.ratings.split_half import split_half_reliability
 
 NO_ANNOTATOR_PAIR = "no block has two annotators with ratings"
 NO_RETEST_PAIR = "no retest rating matches a main rating of the same worker and document"
+NOT_INTEGER_POINTS = "scores or scale bounds are not whole scale points"
 
 
 def likert_report(study):
@@ -46,11 +49,17 @@ def likert_report(study):
     put_alpha(report, "alpha_interval", items, annotators, scores, "interval")
     report["pairable_units"] = alpha.pairable_units
     put_value(report, "change_rate_pct", *change_rate_pct(items, scores))
-    overlap, reason, pairs = scale_overlap(
-        table.block_of[items], annotators, scores, integer_points=_integer_scale(study, scores)
-    )
-    put_value(report, "scale_overlap", overlap, reason)
-    report["scale_overlap_pairs"] = pairs
+    blocks = table.block_of[items]
+    overlap = scale_overlap(blocks, annotators, scores)
+    put_value(report, "scale_overlap", overlap.mean, overlap.reason)
+    report["scale_overlap_pairs"] = overlap.pairs
+    report["scale_overlap_zero_length_pairs"] = overlap.zero_length_pairs
+    if _integer_scale(study, scores):
+        points = scale_overlap(blocks, annotators, scores, integer_points=True)
+        put_value(report, "scale_overlap_points", points.mean, points.reason)
+    else:
+        put_value(report, "scale_overlap_points", None, NOT_INTEGER_POINTS)
+    report["binarised"] = binarised_alpha(items, annotators, scores, *_scale_bounds(study, scores))
     sums, counts = block_system_totals(table, items, scores)
     put_value(report, "shr", *split_half_reliability(sums, counts, splits=study.splits, seed=study.seed))
     if any(rating.kind == RETEST for rating in study.ratings):
@@ -83,30 +92,54 @@ def _integer_scale(study, scores):
     return all(float(value).is_integer() for value in bounds) and bool(np.all(scores == np.round(scores)))
 
 
-def range_overlap(first, second, integer_points):
-    """|overlap| / |union| of two closed rating ranges ``(low, high)``.
+def _scale_bounds(study, scores):
+    """The scale's lowest and highest point: the study's bounds, else the scores' own."""
+    low = study.scale_min if study.scale_min is not None else (scores.min() if scores.size else None)
+    high = study.scale_max if study.scale_max is not None else (scores.max() if scores.size else None)
+    return low, high
 
-    With ``integer_points`` a range is the set of scale points it covers, so
-    its length is ``high - low + 1`` and a single-point range has length 1:
-    [3, 3] against [2, 4] gives 1/3. Otherwise lengths are ``high - low``; a
-    single point then has length 0, so two equal single points give 1 and a
-    single point against any other range gives 0.
+
+def range_overlap(first, second, integer_points=False):
+    """Scale overlap of two closed rating ranges ``(low, high)`` (Tang et al. 2022, Table 4).
+
+    The length of their overlap divided by the length of the overall range
+    of both, from the lower low to the higher high, lengths being
+    ``high - low``: [1, 3] against [2, 5] gives 1/4, disjoint ranges give 0.
+    When the overall range has length 0 (both are one and the same single
+    point) the ratio is 1.
+
+    With ``integer_points`` (not the paper's figure) a range is the set of
+    scale points it covers, so every length gets + 1: [1, 3] against [2, 5]
+    gives 2/5 and [3, 3] against [2, 4] gives 1/3.
     """
     pad = 1.0 if integer_points else 0.0
     overlap = max(0.0, min(first[1], second[1]) - max(first[0], second[0]) + pad)
-    union = (first[1] - first[0] + pad) + (second[1] - second[0] + pad) - overlap
-    if union == 0:
+    overall = max(first[1], second[1]) - min(first[0], second[0]) + pad
+    if overall == 0:
         return 1.0
-    return overlap / union
+    return overlap / overall
 
 
-def scale_overlap(blocks, annotators, scores, integer_points):
+@dataclass(frozen=True)
+class ScaleOverlap:
+    """Mean overlap over ``pairs`` (block, annotator pair) combinations, or None with ``reason``.
+
+    ``zero_length_pairs``: pairs whose overall range has length 0, counted as 1.
+    """
+
+    mean: float | None
+    reason: str | None
+    pairs: int
+    zero_length_pairs: int
+
+
+def scale_overlap(blocks, annotators, scores, integer_points=False):
     """Mean of :func:`range_overlap` over every pair of annotators within every block.
 
     An annotator's range in a block is [min, max] of their ratings there.
-    The mean is pooled over all (block, pair) combinations. Returns
-    ``(mean, None, pairs)``, or ``(None, reason, 0)`` when no block has two
-    annotators.
+    The mean is pooled over all (block, pair) combinations (Tang et al. 2022
+    give one mean over pairs and blocks). ``mean`` is None with a reason when
+    no block has two annotators.
     """
     ranges = {}
     for block, annotator, score in zip(blocks.tolist(), annotators.tolist(), scores.tolist(), strict=True):
@@ -115,20 +148,24 @@ def scale_overlap(blocks, annotators, scores, integer_points):
     by_block = defaultdict(list)
     for (block, _), scale_range in sorted(ranges.items()):
         by_block[block].append(scale_range)
-    ratios = [
-        range_overlap(first, second, integer_points)
-        for block_ranges in by_block.values()
-        for first, second in combinations(block_ranges, 2)
-    ]
-    if not ratios:
-        return None, NO_ANNOTATOR_PAIR, 0
-    return float(np.mean(ratios)), None, len(ratios)
+    pairs = [pair for block_ranges in by_block.values() for pair in combinations(block_ranges, 2)]
+    if not pairs:
+        return ScaleOverlap(None, NO_ANNOTATOR_PAIR, 0, 0)
+    ratios = [range_overlap(first, second, integer_points) for first, second in pairs]
+    zero_length = 0
+    if not integer_points:
+        zero_length = sum(first == second and first[0] == first[1] for first, second in pairs)
+    return ScaleOverlap(float(np.mean(ratios)), None, len(pairs), zero_length)
 
 
 def retest_differences(main, retest):
-    """Mean |first - second| per worker over documents rated in both main and retest, then over workers.
+    """Test-retest change of Likert ratings (Tang et al. 2022).
 
-    ``main`` and ``retest`` map (annotator, document) to a score.
+    ``main`` and ``retest`` map (annotator, document) to a score; a pair is a
+    document rated by the same worker in both. ``mean_abs_change_pooled``
+    is the paper's "average change of rating": mean |first - second| over
+    all pairs. ``mean_abs_diff`` is the same per worker, then averaged over
+    workers, so every worker weighs the same however many pairs they have.
     """
     differences = defaultdict(list)
     for (annotator, document), second in retest.items():
@@ -139,10 +176,12 @@ def retest_differences(main, retest):
         worker: {"mean_abs_diff": float(np.mean(differences[worker])), "pairs": len(differences[worker])}
         for worker in sorted(differences)
     }
+    pooled = [difference for worker in by_worker for difference in differences[worker]]
     result = {}
+    put_value(result, "mean_abs_change_pooled", float(np.mean(pooled)) if pooled else None, NO_RETEST_PAIR)
     mean = float(np.mean([entry["mean_abs_diff"] for entry in by_worker.values()])) if by_worker else None
     put_value(result, "mean_abs_diff", mean, NO_RETEST_PAIR)
     result["workers"] = len(by_worker)
-    result["pairs"] = sum(entry["pairs"] for entry in by_worker.values())
+    result["pairs"] = len(pooled)
     result["by_worker"] = by_worker
     return result

@@ -59,7 +59,7 @@ def completion_data(assignment):
     """What the page needs after submit: the code, and where the platform wants the worker."""
     if assignment.status != Assignment.Status.SUBMITTED:
         return None
-    data = {"code": assignment.completion_code, "redirect_url": None, "mturk": None}
+    data = {"code": assignment.completion_code, "redirect_url": None, "mturk": None, "retest": None}
     ids = assignment.platform_ids or {}
     if assignment.worker.platform == "prolific":
         # Checked again here: a row stored before config was checked must not become a javascript: link.
@@ -69,6 +69,11 @@ def completion_data(assignment):
         data["mturk"] = {
             "action": submit_to.rstrip("/") + "/mturk/externalSubmit",
             "assignmentId": ids.get("assignmentId", ""),
+        }
+    if (retest := retest_link(assignment)) is not None:
+        data["retest"] = {
+            "available_from": retest.available_from.isoformat() if retest.available_from else None,
+            "url": reverse("task-instructions", args=[retest.token]),
         }
     return data
 
@@ -142,8 +147,14 @@ def feedback_url(assignment):
 
 
 def retest_link(assignment):
-    """The worker's second-round assignment of this block (test-retest), if one is scheduled."""
+    """The worker's second-round assignment of this block, if one is scheduled and the study announces it.
+
+    Announcing it is a study option (`announce_retest`, off by default): Tang et al. told workers
+    only after a week, so as not to bias the first round; the researcher then sends the link.
+    """
     if assignment.document_id is not None or assignment.kind != Assignment.Kind.MAIN:
+        return None
+    if assignment.study.config.get("announce_retest") is not True:
         return None
     return Assignment.objects.filter(
         study_id=assignment.study_id, worker_id=assignment.worker_id, block=assignment.block,

@@ -187,6 +187,7 @@ OPTIONS = {
     "scale": Option((LIKERT,), _scale),
     "question": Option(RATING, _simple(_text)),
     "retest_after_days": Option(RATING, _simple(lambda v: _whole(v, 0, 3650))),
+    "announce_retest": Option(RATING, _simple(_flag)),
     "seed": Option(RATING, _simple(lambda v: _whole(v, 0, 2**63 - 1))),
     "bws": Option((BWS,), _bws),
     "tuple_size": Option((BWS,), _simple(lambda v: _whole(v, 2, BWS_MAX_TUPLE_SIZE))),

@@ -163,6 +163,8 @@ def test_assign_command_hands_out_blocks_in_rating_studies(likert, capsys):
 
 
 def test_completion_page_gives_the_retest_link(client, likert):
+    likert.config["announce_retest"] = True
+    likert.save()
     assignment = block_assignment_create(
         study=likert, worker=Worker.objects.create(platform="link", external_id="w"), block="b2"
     )

@@ -103,6 +103,14 @@ def _problems_context(invalid):
     }
 
 
+def _warning_messages(request, warnings):
+    """What an import noticed but did not refuse, one message a line (the first PROBLEMS_SHOWN)."""
+    for warning in warnings[:PROBLEMS_SHOWN]:
+        messages.warning(request, str(warning))
+    if len(warnings) > PROBLEMS_SHOWN:
+        messages.warning(request, f"... and {len(warnings) - PROBLEMS_SHOWN} more warnings.")
+
+
 def _managed_study(model_admin, request, object_id):
     study = model_admin.get_object(request, object_id)  # 404 outside the user's studies
     if not model_admin.has_change_permission(request, study):
@@ -144,6 +152,7 @@ def import_bundle(model_admin, request):
             else:
                 forget_managed_studies(request)
                 messages.success(request, f"Imported the study bundle: {result.describe()}.")
+                _warning_messages(request, result.warnings)
                 return redirect("admin:studies_study_change", result.study.pk)
     context = _context(model_admin, request, form=form, **page, **extra)
     return TemplateResponse(request, UPLOAD_TEMPLATE, context)
@@ -183,6 +192,7 @@ def add_documents(model_admin, request, object_id):
                 extra = _problems_context(invalid)
             else:
                 messages.success(request, f"Added {result.documents} documents ({result.segments} segments).")
+                _warning_messages(request, result.warnings)
                 return redirect("admin:studies_study_change", study.pk)
     context = _context(model_admin, request, form=form, **page, **extra)
     return TemplateResponse(request, UPLOAD_TEMPLATE, context)

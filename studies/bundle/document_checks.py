@@ -38,7 +38,26 @@ def check_documents(records, problems, *, existing_ids=(), sentences_per_segment
             continue
         first_line[external_id] = record.line
         documents.append(spec)
+    _warn_identical_outputs(documents, first_line, problems, records[0].file if records else "")
     return documents, broken
+
+
+def _warn_identical_outputs(documents, first_line, problems, file):
+    """Outputs of different systems for the same input that are the same text (all segments joined).
+
+    Not an error, but a tie no rating can break: Tang et al. sampled only inputs without them.
+    """
+    first_of = {}
+    for spec in documents:
+        if not spec.input_id:
+            continue
+        text = " ".join(spec.segments)
+        first = first_of.setdefault((spec.input_id, text), spec)
+        if first is not spec and first.system != spec.system:
+            problems.warn(file, first_line[spec.external_id],
+                          f"document '{spec.external_id}' (system '{spec.system}') has the same text as "
+                          f"'{first.external_id}' (system '{first.system}', line {first_line[first.external_id]}) "
+                          f"for input '{spec.input_id}'")  # fmt: skip
 
 
 def _check_document(record, problems):

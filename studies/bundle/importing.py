@@ -1,7 +1,7 @@
 """Read, check, then write: the import of a whole bundle or of a documents file."""
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from studies.review_questions import DEFAULT_QUESTIONS
@@ -26,6 +26,7 @@ class ImportResult:
     assignments: int = 0
     annotations: int = 0
     located: int = 0
+    warnings: list = field(default_factory=list)  # Problems that did not stop the import
 
     def describe(self):
         text = (
@@ -85,6 +86,7 @@ def import_bundle(directory, *, locate=False, user=None):
         assignments=len(assignments),
         annotations=sum(len(a.annotations) for a in assignments),
         located=located.asked if located else 0,
+        warnings=problems.warnings,
     )
 
 
@@ -140,4 +142,4 @@ def import_documents(study, path, name):
     problems.raise_if_any()
     write_documents(study, documents)
     return ImportResult(study=study, documents=len(documents),
-                        segments=sum(len(d.segments) for d in documents))  # fmt: skip
+                        segments=sum(len(d.segments) for d in documents), warnings=problems.warnings)  # fmt: skip

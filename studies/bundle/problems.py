@@ -33,9 +33,13 @@ class Problems:
     """Collects problems so that one run reports all of them, not just the first."""
 
     items: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)  # worth a look, but they do not stop the import
 
     def add(self, file, line, message):
         self.items.append(Problem(file, line, message))
+
+    def warn(self, file, line, message):
+        self.warnings.append(Problem(file, line, f"warning: {message}"))
 
     def __bool__(self):
         return bool(self.items)

@@ -25,3 +25,5 @@ class Command(BaseCommand):
                 self.stderr.write(invalid.summary)
             raise CommandError(f"{len(invalid.problems)} problem(s); nothing was imported") from None
         self.stdout.write(f"imported {result.describe()}")
+        for warning in result.warnings:
+            self.stdout.write(str(warning))

@@ -49,7 +49,11 @@ def rating_save(*, assignment, data):
 
 @transaction.atomic
 def judgment_save(*, assignment, data):
-    """Store (or change) the best and worst of one tuple, and the optional gap value."""
+    """Store (or change) the best and worst of one tuple, and the gap value.
+
+    When the study has a value scale (``config.bws.value_scale``) the value
+    is required: a judgment without it would be missing from the value score.
+    """
     assignment = locked_open(assignment)
     if assignment.study.protocol != Study.Protocol.BWS:
         raise TaskInputError("this is not a Best-Worst Scaling study")
@@ -68,8 +72,12 @@ def judgment_save(*, assignment, data):
         raise TaskInputError("best and worst must be different outputs")
     value = data.get("value")
     value_max = assignment.study.config.get("bws", {}).get("value_scale")
+    if value is None and value_max:
+        raise TaskInputError(
+            f"'value' is required: how large the difference is, a whole number from 1 to {value_max}"
+        )
     if value is not None and (not value_max or not is_whole_number(value) or not 1 <= value <= value_max):
-        raise TaskInputError(f"'value' must be empty or a whole number from 1 to {value_max}" if value_max
+        raise TaskInputError(f"'value' must be a whole number from 1 to {value_max}" if value_max
                              else "this study asks for no value rating")  # fmt: skip
     judgment, _ = BestWorstJudgment.objects.update_or_create(
         assignment=assignment, position=position,
@@ -83,6 +91,13 @@ def block_missing(assignment):
     """What is still to do before submitting a block, or "" when it is complete."""
     if assignment.study.protocol == Study.Protocol.BWS:
         left = len(assignment.items) - assignment.judgments.count()
-        return f"judge every tuple before submitting ({left} left)" if left else ""
+        if left:
+            return f"judge every tuple before submitting ({left} left)"
+        if assignment.study.config.get("bws", {}).get("value_scale"):
+            # Judgments saved before the value was required may lack it.
+            unvalued = assignment.judgments.filter(value__isnull=True).count()
+            if unvalued:
+                return f"rate how large the difference is in every tuple before submitting ({unvalued} left)"
+        return ""
     left = len(assignment.items) - assignment.ratings.count()
     return f"rate every output before submitting ({left} left)" if left else ""

@@ -311,6 +311,7 @@ def test_bws_by_mouse(page, live_server, tmp_path):
     expect(page.locator("#progress")).to_have_text("0 of 4 tuples judged")
     expect(page.locator(".text-panel.source .panel-text")).to_have_text(ARTICLE)
     expect(page.locator("#value-question + .scale")).to_contain_text("slightly")
+    expect(page.locator("#value-question")).to_contain_text("(required)")
 
     expected = {}
     for number, (position, shown) in enumerate(order, start=1):
@@ -320,9 +321,12 @@ def test_bws_by_mouse(page, live_server, tmp_path):
             assert text == BWS_TEXTS[int(external_id[1:])]
         choice(page, "Best", 1).click()
         expect(unit_status(page)).to_have_text("Now choose the worst output")
-        with page.expect_response("**/judgments/"):
-            choice(page, "Worst", 3).click()
-        expect(unit_status(page)).to_have_text("Saved")
+        # The study asks how large the difference is, and the answer is required (it used to be
+        # optional, and best + worst were saved at once): the tuple is neither saved nor judged yet.
+        choice(page, "Worst", 3).click()
+        expect(unit_status(page)).to_have_text("Now choose how large the difference is")
+        expect(page.locator("#message")).to_contain_text("Now choose how large the difference is.")
+        expect(page.locator("#progress")).to_have_text(f"{number - 1} of 4 tuples judged")
         # The worst can't also be the best: choosing it clears the worst, and the page says so.
         choice(page, "Best", 3).click()
         expect(choice(page, "Best", 3)).to_have_attribute("aria-pressed", "true")
@@ -330,8 +334,13 @@ def test_bws_by_mouse(page, live_server, tmp_path):
         expect(choice(page, "Best", 1)).to_have_attribute("aria-pressed", "false")
         expect(page.locator("#message")).to_contain_text("no longer the worst")
         expect(unit_status(page)).to_have_text("Now choose the worst output")
-        with page.expect_response("**/judgments/"):
-            choice(page, "Worst", 2).click()
+        choice(page, "Worst", 2).click()
+        if number == 4:
+            # Without the value the block cannot be submitted: n on the last tuple says so.
+            expect(page.locator("#submit")).to_be_disabled()
+            page.keyboard.press("n")
+            expect(page.locator("#message")).to_have_text("1 still to do before you can submit.")
+            expect(page.locator("#submit-dialog")).to_be_hidden()
         value = (number % 3) + 1
         with page.expect_response("**/judgments/"):
             point(page, value).click()
@@ -365,7 +374,10 @@ def test_bws_by_keyboard_only(page, live_server, tmp_path):
             page.keyboard.press("Enter")
             tab_to(page, '[aria-label="Worst: output 1"]')
             page.keyboard.press("Enter")
-            expected[position] = (shown[1], shown[0], None)
+            expect(unit_status(page)).to_have_text("Now choose how large the difference is")
+            page.keyboard.press("v")
+            page.keyboard.press("3")
+            expected[position] = (shown[1], shown[0], 3)
         else:
             # b then a number that is no output: refused with a message.
             page.keyboard.press("b")

@@ -2,7 +2,8 @@
  * The Best-Worst Scaling view: one tuple at a time, its outputs stacked and
  * numbered, each with a "Best" and a "Worst" toggle button; the source input
  * beside them when the tuple's outputs share one (else inside each output);
- * and, when the study asks for it, a rating of the gap between best and worst.
+ * and, when the study asks for it, a rating of the gap between best and worst,
+ * which is then required: the tuple is not judged (nor saved) without it.
  */
 
 import { el, fill } from "../task/dom.js";
@@ -75,7 +76,7 @@ export function bwsView(state, els, { onChoose, onValue }) {
             "div",
             { className: "answer value" },
             el("h3", { className: "answer-title", id: "value-question" },
-              "How large is the difference between the best and the worst output? ", el("span", { className: "optional" }, "(optional)")),
+              "How large is the difference between the best and the worst output? ", el("span", { className: "required" }, "(required)")),
             value.node,
           ) // prettier-ignore
         : null,
@@ -110,6 +111,7 @@ export function bwsView(state, els, { onChoose, onValue }) {
       if (!answer.best && !answer.worst) return { text: "Choose the best and the worst output", kind: "todo" };
       if (!answer.best) return { text: "Now choose the best output", kind: "todo" };
       if (!answer.worst) return { text: "Now choose the worst output", kind: "todo" };
+      if (state.valueMissing(index)) return { text: "Now choose how large the difference is", kind: "todo" };
       if (saving) return { text: "Saving…", kind: "saving" };
       return { text: "Saved", kind: "saved" };
     },

@@ -98,6 +98,12 @@ function setScore(index, score) {
   render();
 }
 
+/** Best and worst are chosen, but the required value is not. */
+function picked(index) {
+  const answer = state.answer(index);
+  return Boolean(answer?.best && answer?.worst) && state.valueMissing(index);
+}
+
 function choose(index, role, document) {
   if (state.readOnly || state.submitting) return render();
   const number = state.units[index].items.findIndex((item) => item.document === document) + 1;
@@ -107,7 +113,7 @@ function choose(index, role, document) {
   say(
     cleared
       ? `Output ${number} is now the ${role}, so it is no longer the ${cleared}: choose the ${cleared} again.`
-      : `Output ${number}: ${role}.`,
+      : `Output ${number}: ${role}.${picked(index) ? " Now choose how large the difference is." : ""}`,
     { error: Boolean(cleared) },
   );
   render();

@@ -54,7 +54,13 @@ export class RatingState {
 
   isComplete(index) {
     const answer = this.answer(index);
-    return this.protocol === "bws" ? Boolean(answer?.best && answer?.worst) : answer !== undefined && answer !== null;
+    if (this.protocol !== "bws") return answer !== undefined && answer !== null;
+    return Boolean(answer?.best && answer?.worst) && !this.valueMissing(index);
+  }
+
+  /** Does the study ask for the gap between best and worst, and is it still unanswered here? */
+  valueMissing(index) {
+    return Boolean(this.study.value_scale) && (this.answer(index)?.value ?? null) === null;
   }
 
   get completeCount() {
@@ -111,10 +117,10 @@ export class RatingState {
     this.answers[key] = { best: null, worst: null, ...this.answers[key], value };
   }
 
-  /** What the judgments API takes for a tuple, or null while best or worst is missing. */
+  /** What the judgments API takes for a tuple, or null while best, worst or a required value is missing. */
   judgmentBody(index) {
     const answer = this.answer(index);
-    if (!answer?.best || !answer?.worst) return null;
+    if (!answer?.best || !answer?.worst || this.valueMissing(index)) return null;
     return { position: this.units[index].position, best: answer.best, worst: answer.worst, value: answer.value ?? null };
   }
 

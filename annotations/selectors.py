@@ -126,6 +126,7 @@ def task_page_data(assignment):
                 "color": c.color,
                 "shortcut": c.shortcut,
                 "whole_sentence": c.whole_sentence,
+                "snap_to_words": c.snap_to_words,
             }
             for c in categories
         ],

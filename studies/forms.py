@@ -79,6 +79,7 @@ class CategoryForm(forms.ModelForm):
             "color",
             "shortcut",
             "whole_sentence",
+            "snap_to_words",
             "order",
         ]
         widgets = {

@@ -69,6 +69,9 @@ class Category(models.Model):
     whole_sentence = models.BooleanField(
         default=False, help_text="Selections snap to whole sentences (e.g. scene transitions)."
     )
+    snap_to_words = models.BooleanField(
+        default=False, help_text="A selection that cuts a word is widened to the whole word."
+    )
     order = models.PositiveIntegerField(default=0)
 
     class Meta:

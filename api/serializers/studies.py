@@ -72,6 +72,7 @@ class CategorySerializer(serializers.ModelSerializer):
             "color",
             "shortcut",
             "whole_sentence",
+            "snap_to_words",
             "order",
         ]
 

@@ -13,6 +13,7 @@ class CategorySpec:
     color: str = "#ffe08a"
     shortcut: str = ""
     whole_sentence: bool = False
+    snap_to_words: bool = False
     order: int = 0
 
     def as_dict(self):
@@ -25,6 +26,7 @@ class CategorySpec:
             "color": self.color,
             "shortcut": self.shortcut,
             "whole_sentence": self.whole_sentence,
+            "snap_to_words": self.snap_to_words,
             "order": self.order,
         }
 

@@ -27,7 +27,8 @@ STUDY_FIELDS = {
 }  # fmt: skip
 TAXONOMY_FIELDS = {"slug", "name", "version", "description", "categories"}
 CATEGORY_FIELDS = {
-    "key", "label", "description", "kind", "group", "color", "shortcut", "whole_sentence", "order",
+    "key", "label", "description", "kind", "group", "color", "shortcut", "whole_sentence", "snap_to_words",
+    "order",
 }  # fmt: skip
 
 
@@ -165,9 +166,11 @@ def _check_category(item, position, problems, name, parent_line):
     if not isinstance(shortcut, str) or len(shortcut) > 1:
         problems.add(name, line, f"category {key}: shortcut must be one character")
         shortcut = ""
-    whole_sentence = item.get("whole_sentence", False)
-    if not isinstance(whole_sentence, bool):
-        problems.add(name, line, f"category {key}: whole_sentence must be true or false")
+    flags = {}
+    for flag in ("whole_sentence", "snap_to_words"):
+        flags[flag] = item.get(flag, False)
+        if not isinstance(flags[flag], bool):
+            problems.add(name, line, f"category {key}: {flag} must be true or false")
     order = item.get("order", position + 1)
     if not _is_int(order) or order < 0:
         problems.add(name, line, f"category {key}: order must be a whole number")
@@ -180,7 +183,8 @@ def _check_category(item, position, problems, name, parent_line):
         group=_text_field(item, "group", name, line, problems),
         color=str(color),
         shortcut=shortcut,
-        whole_sentence=whole_sentence is True,
+        whole_sentence=flags["whole_sentence"] is True,
+        snap_to_words=flags["snap_to_words"] is True,
         order=order,
     )
 
@@ -215,5 +219,6 @@ def category_spec_of(category):
     return CategorySpec(
         key=category.key, label=category.label, description=category.description,
         kind=category.kind, group=category.group, color=category.color,
-        shortcut=category.shortcut, whole_sentence=category.whole_sentence, order=category.order,
+        shortcut=category.shortcut, whole_sentence=category.whole_sentence,
+        snap_to_words=category.snap_to_words, order=category.order,
     )  # fmt: skip

@@ -4,7 +4,15 @@ import pytest
 from playwright.sync_api import expect
 
 from annotations.models import Assignment, ErrorAnnotation
-from tests.browser.task_page import TEXTS, drag, make_task, open_task, select_words, task_url
+from tests.browser.task_page import (
+    TEXTS,
+    default_categories,
+    drag,
+    make_task,
+    open_task,
+    select_words,
+    task_url,
+)
 from tests.factories import ErrorAnnotationFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -314,6 +322,29 @@ def test_whole_sentence_category_snaps_to_the_sentence(page, live_server):
     sentence = assignment.document.segments.get(index=0).sentences[1]
     assert [annotation.start, annotation.end] == sentence
     assert annotation.text == "Anna met Ben." == TEXTS[0][sentence[0] : sentence[1]]
+
+
+def test_snap_to_words_category_widens_a_selection_to_whole_words(page, live_server):
+    snapping = {"key": "GramE", "label": "Ungrammatical", "shortcut": "g", "snap_to_words": True}
+    assignment = make_task(categories=[*default_categories(), snapping])
+    open_task(page, live_server, assignment)
+    # Cuts "Anna" and "Ben" mid-way, after the emoji (one code point, two UTF-16 units).
+    select_words(page, 0, TEXTS[0], "nna met B")
+    category(page, "GramE").click()
+    expect(page.locator("#pending-span-text")).to_have_text("Anna met Ben")
+    page.click("#add")
+    wait_saved(page, 1)
+    # The same cut on a category without the option stays as selected.
+    start, end = select_words(page, 0, TEXTS[0], "uickl")
+    category(page, "CharE").click()
+    page.click("#add")
+
+    wait_saved(page, 2)
+    snapped = stored(assignment, category__key="GramE").get()
+    words = TEXTS[0].index("Anna met Ben")
+    assert (snapped.start, snapped.end, snapped.text) == (words, words + len("Anna met Ben"), "Anna met Ben")
+    kept = stored(assignment, category__key="CharE").get()
+    assert (kept.start, kept.end, kept.text) == (start, end, "uickl")
 
 
 def test_selection_is_clamped_to_the_current_segment_or_refused(page, live_server):

@@ -40,6 +40,7 @@ export function buildCategories(state, els, onChoose) {
             el("span", { className: "category-label" }, category.label),
             category.kind === "paired" ? el("span", { className: "kind" }, "paired") : null,
             category.whole_sentence ? el("span", { className: "kind" }, "sentences") : null,
+            category.snap_to_words && !category.whole_sentence ? el("span", { className: "kind" }, "words") : null,
             category.shortcut ? el("kbd", {}, category.shortcut) : null,
           );
           button.addEventListener("click", () => onChoose(category.key));

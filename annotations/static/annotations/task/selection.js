@@ -126,3 +126,20 @@ export function snapToSentences(span, segment) {
   const end = Math.max(...touched.map(([, e]) => e));
   return { segment: span.segment, start, end, text: sliceCodePoints(segment.text, start, end) };
 }
+
+// Python's \w on text: letters, marks, digits and connector punctuation (_).
+const WORD_CHARACTER = /^[\p{L}\p{M}\p{N}\p{Pc}]$/u;
+
+/**
+ * Widen a span that cuts a word to the whole word at either end (categories
+ * with snap_to_words; SNaC App. E.3 fixed span boundaries afterwards). Words
+ * are runs of word characters; a span never grows past its segment.
+ */
+export function snapToWords(span, segment) {
+  const characters = Array.from(segment.text);
+  const isWord = (index) => index >= 0 && index < characters.length && WORD_CHARACTER.test(characters[index]);
+  let { start, end } = span;
+  while (isWord(start - 1) && isWord(start)) start -= 1;
+  while (isWord(end - 1) && isWord(end)) end += 1;
+  return { segment: span.segment, start, end, text: characters.slice(start, end).join("") };
+}

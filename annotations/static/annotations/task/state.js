@@ -4,7 +4,7 @@
  * rendered from this object; the server stays the authority (api.js).
  */
 
-import { snapToSentences } from "./selection.js";
+import { snapToSentences, snapToWords } from "./selection.js";
 
 const CLOSED = new Set(["submitted", "released"]);
 
@@ -113,8 +113,12 @@ export class TaskState {
   }
 
   snapped(span) {
-    if (!span || !this.pendingCategory?.whole_sentence) return span;
-    return snapToSentences(span, this.segment(span.segment));
+    const category = this.pendingCategory;
+    if (!span || !category) return span;
+    let snapped = span;
+    if (category.snap_to_words) snapped = snapToWords(snapped, this.segment(span.segment));
+    if (category.whole_sentence) snapped = snapToSentences(snapped, this.segment(span.segment));
+    return snapped;
   }
 
   setSpan(span) {

@@ -25,11 +25,15 @@ BWS_TUPLES = ("by_input", "generated")
 
 @dataclass(frozen=True)
 class ConfigProblem:
-    path: tuple  # the keys leading to the value, e.g. ("scale", "min")
+    path: tuple  # the keys leading to the value, e.g. ("scale", "min"); a list index only finds the line
     message: str
 
     def __str__(self):
-        return f"config.{'.'.join(self.path)}: {self.message}" if self.path else f"config: {self.message}"
+        return (
+            f"config.{'.'.join(k for k in self.path if isinstance(k, str))}: {self.message}"
+            if self.path
+            else f"config: {self.message}"
+        )
 
 
 def is_http_url(value):
@@ -159,7 +163,10 @@ def _ui(value, path):
 
 
 def _questions(value, path):
-    return [ConfigProblem(path, message) for message in check_questions(value)]
+    return [
+        ConfigProblem(path if index is None else (*path, index), message)
+        for index, message in check_questions(value)
+    ]
 
 
 def _simple(check):

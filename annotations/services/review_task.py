@@ -21,7 +21,9 @@ def review_answer_save(*, assignment, data):
     )
     if item is None:
         raise TaskInputError(f"item {item_id!r} is not an item of this document")
-    error = answer_error(study_questions(assignment.study), data.get("answers"))
+    # The study's rules (e.g. "No span given" only for an item without a span) are checked here,
+    # so an inconsistent answer is refused whatever sends it.
+    error = answer_error(study_questions(assignment.study), data.get("answers"), span_status=item.span_status)
     if error:
         raise TaskInputError(error)
     answer, _ = ReviewAnswer.objects.update_or_create(

@@ -130,6 +130,8 @@ def _check_answers(raw, count, questions, file, line, problems):
                 file, line, f"answer {number}: 'item' must be a new item number from 0 to {count - 1}"
             )
             return None
+        # Options only, not the study's rules (they need the item's span status): a study answered
+        # before its rules existed still re-imports (docs/review-studies.md, "Rules").
         error = answer_error(questions, entry.get("answers"))
         if error:
             problems.add(file, line, f"answer {number}: {error}")

@@ -95,7 +95,10 @@ def _line_of(config, path, default):
     """The line of the innermost mapping along `path` (YAML gives lines to mappings, not to values)."""
     line, value = getattr(config, "line", default), config
     for key in path:
-        value = value.get(key) if isinstance(value, dict) else None
+        if isinstance(value, list):  # a list has no line of its own, its mappings do
+            value = value[key] if isinstance(key, int) and 0 <= key < len(value) else None
+        else:
+            value = value.get(key) if isinstance(value, dict) else None
         line = getattr(value, "line", line)
     return line
 

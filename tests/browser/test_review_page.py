@@ -127,8 +127,8 @@ def test_answering_every_item_by_mouse_saves_reloads_and_submits(page, live_serv
     choices = {
         young: {"span": "Error", "explanation": "Correct"},
         young_again: {"span": "Not an error", "explanation": "Not an error"},
-        score: {"span": "Error", "explanation": "Partially correct"},
-        hostile: {"span": "Hallucination", "explanation": "Vague"},
+        score: {"span": "Not an error", "explanation": "Partially correct"},
+        hostile: {"span": "Not an error", "explanation": "Vague"},
         no_span: {"span": "No span given", "explanation": "Incomplete"},
     }
     for item, answers in choices.items():
@@ -196,7 +196,7 @@ def test_an_item_answered_by_keyboard_only(page, live_server, tmp_path):
     page.keyboard.press("Tab")  # into "Explanation OK?"
     page.keyboard.press("ArrowRight")  # "Partially correct"
     page.keyboard.press("ArrowRight")  # "Incomplete"
-    page.keyboard.press("Tab")  # the first flag
+    # Tab skips "Too strict" (it goes only with "Not an error") to the next flag.
     page.keyboard.press("Tab")
     page.keyboard.press("Space")  # "Not aspect related"
     tab_to(page, f"#item-{young.pk} textarea")
@@ -242,7 +242,7 @@ def test_a_failed_save_warns_and_is_retried_and_a_refused_one_is_undone(page, li
     assert stored_answers(assignment) == {young.pk: {"span": "Error"}}
 
     failures["refuse"] = 1
-    option(page, young, "span", "Hallucination").click()
+    option(page, young, "span", "Not an error").click()
     expect(page.locator("#message")).to_have_text("Not saved: span: 'Error' is not one of its options")
     expect(option(page, young, "span", "Error")).to_be_checked()  # back to what the server has
     assert stored_answers(assignment) == {young.pk: {"span": "Error"}}
@@ -349,3 +349,47 @@ def test_unsent_answers_are_sent_again_from_local_storage(page, live_server, tmp
     expect(option(second, young, "span", "Not an error")).to_be_checked()
     wait_until_saved(second)
     assert stored_answers(assignment) == {young.pk: {"span": "Not an error", "flags": ["Hard to parse"]}}
+
+
+def test_options_the_rules_do_not_allow_are_disabled_with_their_reason(page, live_server, tmp_path):
+    assignment = review_assignment(tmp_path)
+    young, _, _, _, no_span = review_items(assignment)
+    open_review_page(page, live_server, assignment)
+
+    # "No span given" and "Hallucination" are not for an item whose span was found.
+    for name, reason in [("No span given", "only for items whose span is not given"),
+                         ("Hallucination", "only for items whose span is not found in the output")]:  # fmt: skip
+        expect(option(page, young, "span", name)).to_be_disabled()
+        expect(option(page, young, "span", name)).to_have_accessible_description(reason)
+        expect(
+            card(page, young).locator(".option-slot", has_text=name).locator(".option-reason")
+        ).to_have_text(reason)
+    expect(option(page, no_span, "span", "No span given")).to_be_enabled()
+    expect(option(page, no_span, "span", "Hallucination")).to_be_disabled()
+
+    # The keyboard moves between the options left: arrow keys skip the disabled ones.
+    option(page, young, "span", "Error").focus()
+    page.keyboard.press("Space")
+    page.keyboard.press("ArrowRight")
+    expect(option(page, young, "span", "Not an error")).to_be_checked()
+    expect(option(page, young, "span", "Not an error")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(option(page, young, "span", "Error")).to_be_checked()
+
+    # "Too strict" goes only with "Not an error"; changing the verdict unticks it.
+    too_strict = option(page, young, "flags", "Too strict")
+    expect(too_strict).to_be_disabled()
+    expect(too_strict).to_have_accessible_description("only with Error span OK?: Not an error")
+    option(page, young, "span", "Not an error").click()
+    expect(too_strict).to_be_enabled()
+    too_strict.focus()
+    page.keyboard.press("Space")
+    expect(too_strict).to_be_checked()
+    wait_until_saved(page)
+    assert stored_answers(assignment) == {young.pk: {"span": "Not an error", "flags": ["Too strict"]}}
+    option(page, young, "span", "Error").click()
+    expect(too_strict).to_be_disabled()
+    expect(too_strict).not_to_be_checked()
+    expect(page.locator("#message")).to_have_text('Unticked "Too strict": it no longer fits this answer.')
+    wait_until_saved(page)
+    assert stored_answers(assignment) == {young.pk: {"span": "Error", "flags": []}}

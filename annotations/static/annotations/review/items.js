@@ -8,6 +8,7 @@
 
 import { el, fill, safeColor } from "../task/dom.js";
 import { shortLabel } from "./output.js";
+import { optionReason } from "./rules.js";
 
 const SPAN_BADGES = { no_span: "no span given", not_found: "not found in the output" };
 
@@ -39,8 +40,12 @@ function explanationLine(item) {
   );
 }
 
-/** One question's controls; returns {node, show(value), disable(flag), focus()}. */
-function questionControls(item, question, { onChange, onText }) {
+/**
+ * One question's controls; returns {node, show(value, answers), disable(flag), focus()}.
+ * An option the study's rules do not allow for this item (rules.js) is disabled,
+ * with the reason beside it; arrow keys and Tab skip it like any disabled control.
+ */
+function questionControls(item, question, questions, { onChange, onText }) {
   const base = `item-${item.id}-${question.key}`;
   if (question.kind === "text") {
     const id = `${base}-text`;
@@ -61,8 +66,10 @@ function questionControls(item, question, { onChange, onText }) {
   }
   const multi = question.kind === "multi";
   const options = Array.isArray(question.options) ? question.options : [];
+  // Why an option is disabled: shown beside it, and its description for screen readers.
+  const reasons = options.map((_, index) => el("span", { className: "option-reason", id: `${base}-${index}-reason`, hidden: true }));
   const inputs = options.map((option, index) => {
-    const input = el("input", { type: multi ? "checkbox" : "radio", name: base, id: `${base}-${index}`, value: option });
+    const input = el("input", { type: multi ? "checkbox" : "radio", name: base, id: `${base}-${index}`, value: option, "aria-describedby": `${base}-${index}-reason` });
     input.addEventListener("change", () => {
       if (multi) onChange(question.key, inputs.filter((i) => i.checked).map((i) => i.value));
       else if (input.checked) onChange(question.key, option);
@@ -77,19 +84,36 @@ function questionControls(item, question, { onChange, onText }) {
     el(
       "div",
       { className: "options", role: multi ? "group" : "radiogroup", "aria-labelledby": legendId },
-      inputs.map((input) => el("label", { className: "option", htmlFor: input.id }, input, el("span", {}, input.value))),
+      // The reason stays outside the label: the option's name is its text alone.
+      inputs.map((input, index) =>
+        el("span", { className: "option-slot" }, el("label", { className: "option", htmlFor: input.id }, input, el("span", {}, input.value)), reasons[index]),
+      ),
     ),
   );
+  let blocked = options.map(() => null);
+  let closed = false;
+  const applyDisabled = () => inputs.forEach((input, index) => (input.disabled = closed || blocked[index] !== null));
   return {
     node,
-    show(value) {
+    show(value, answers) {
       const chosen = multi ? new Set(Array.isArray(value) ? value : []) : new Set(typeof value === "string" ? [value] : []);
       for (const input of inputs) input.checked = chosen.has(input.value);
+      blocked = options.map((option) => optionReason(questions, question, option, item, answers));
+      blocked.forEach((reason, index) => {
+        const text = reason ?? "";
+        if (reasons[index].textContent !== text) reasons[index].textContent = text;
+        reasons[index].hidden = !reason;
+        const chip = inputs[index].parentElement;
+        chip?.classList.toggle("option-blocked", Boolean(reason));
+        if (chip) chip.title = reason ? `Not for this item: ${reason}` : "";
+      });
+      applyDisabled();
     },
     disable(flag) {
-      for (const input of inputs) input.disabled = flag;
+      closed = flag;
+      applyDisabled();
     },
-    focus: () => (inputs.find((i) => i.checked) ?? inputs[0])?.focus(),
+    focus: () => (inputs.find((i) => i.checked) ?? inputs.find((i) => !i.disabled) ?? inputs[0])?.focus(),
   };
 }
 
@@ -99,7 +123,7 @@ function itemCard(item, { tag, number }, questions, handlers) {
   const controls = new Map(
     questions.map((question) => [
       question.key,
-      questionControls(item, question, {
+      questionControls(item, question, questions, {
         onChange: (key, value) => handlers.onChange(item.id, key, value),
         onText: (key, value, options) => handlers.onText(item.id, key, value, options),
       }),
@@ -162,7 +186,7 @@ export function buildItems(container, state, tags, handlers) {
         const { card, status, controls } = built.get(String(item.id));
         const answers = state.answersOf(item.id);
         for (const [key, control] of controls) {
-          control.show(answers[key]);
+          control.show(answers[key], answers);
           control.disable(state.readOnly || state.submitting);
         }
         const answered = state.isAnswered(item.id);

@@ -19,6 +19,7 @@ import { inputContent } from "./input.js";
 import { buildItems } from "./items.js";
 import { emphasise, itemTags, outputContent, revealSpan } from "./output.js";
 import { ReviewQueue } from "./queue.js";
+import { withoutUnfitFlags } from "./rules.js";
 import { ReviewState } from "./state.js";
 
 const data = JSON.parse(document.getElementById("task-data").textContent);
@@ -128,8 +129,12 @@ const queue = new ReviewQueue(data.token, data.api, saving.callbacks);
 function setAnswer(id, key, value) {
   if (state.readOnly || state.submitting) return render();
   state.setAnswer(id, key, value);
+  // A flag that went with the old answer (e.g. "Too strict" with "Not an error") goes with it.
+  const item = state.items.find((i) => String(i.id) === String(id));
+  const { answers, dropped } = withoutUnfitFlags(state.questions, item, state.answersOf(id));
+  for (const [changed, kept] of Object.entries(answers)) if (kept !== state.answersOf(id)[changed]) state.setAnswer(id, changed, kept);
   save(id);
-  say("");
+  say(dropped.length ? `Unticked ${dropped.map((option) => `"${option}"`).join(", ")}: it no longer fits this answer.` : "");
   render();
 }
 

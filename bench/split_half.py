@@ -30,12 +30,16 @@ def design(blocks, systems, seed=0):
     """Block x system sums and counts of 1-5 ratings around a per-system level."""
     rng = np.random.default_rng(seed)
     level = rng.uniform(2.0, 4.0, size=systems)
-    ratings = np.clip(np.rint(level[:, None] + rng.normal(0, 1.0, size=(blocks, systems, RATINGS_PER_CELL))), 1, 5)
+    ratings = np.clip(
+        np.rint(level[:, None] + rng.normal(0, 1.0, size=(blocks, systems, RATINGS_PER_CELL))), 1, 5
+    )
     return ratings.sum(axis=2), np.full((blocks, systems), RATINGS_PER_CELL)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--systems", type=int, default=4)
     args = parser.parse_args()

@@ -4,6 +4,7 @@ from reports.charts import bar_chart, grouped_bar_chart, spread_chart
 
 RELIABILITY_LABELS = {
     "scale_overlap": "scale overlap (Tang et al. 2022: overlap length / overall range length, mean over pairs)",
+    "scale_overlap_points": "scale overlap counted in scale points (not the paper's figure)",
 }
 
 
@@ -15,7 +16,13 @@ def rating_page_context(result):
     rows = [(system, values.get(key), values.get("sd")) for system, values in sorted(scores.items())]
     reliability = [
         (RELIABILITY_LABELS.get(name, name), result.get(name), result.get(f"{name}_reason", ""))
-        for name in ("alpha_ordinal", "alpha_interval", "change_rate_pct", "scale_overlap")
+        for name in (
+            "alpha_ordinal",
+            "alpha_interval",
+            "change_rate_pct",
+            "scale_overlap",
+            "scale_overlap_points",
+        )
         if name in result
     ]
     return {
@@ -24,6 +31,7 @@ def rating_page_context(result):
         "system_scores": sorted(scores.items()),
         "reliability": reliability,
         "shr": result.get("shr"),
+        "binarised": result.get("binarised"),
         "test_retest": result.get("test_retest"),
         "scores_chart": spread_chart(
             rows, title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD"

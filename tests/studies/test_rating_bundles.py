@@ -124,3 +124,22 @@ def test_report_page_of_a_likert_study_shows_scores_and_reliability(tmp_path, cl
     html = client.get(reverse("admin:reports_report_change", args=[report.pk])).content.decode()
     assert 'id="system-scores-table"' in html and 'id="reliability-table"' in html
     assert "<td>sysA</td><td>2.000</td>" in html and "<svg" in html and "± 1 SD" in html
+
+
+def test_report_page_shows_the_papers_figures_of_a_rating_study(tmp_path, client, researcher):
+    """Scale overlap as Tang et al. define it, the split count, the binarised alpha; BWS average rank."""
+    from django.urls import reverse
+
+    from reports.models import Report
+
+    study = study_import_bundle(
+        directory=write_rating_bundle(tmp_path, assignments=likert_lines()), user=researcher
+    ).study
+    result = study_report_data(study)
+    report = Report.objects.create(study=study, status="done", result=result, progress=1)
+    client.force_login(researcher)
+    html = client.get(reverse("admin:reports_report_change", args=[report.pk])).content.decode()
+    assert "scale overlap (Tang et al. 2022" in html and "scale overlap counted in scale points" in html
+    assert f"all {result['shr']['splits']} splits" in html
+    assert "good/bad at the threshold with the best nominal α" in html
+    assert "<th>average rank</th>" in html

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from annotations.models import BestWorstJudgment, Rating
 from exports.rows import COLUMNS, PLATFORM_COLUMNS, REVIEW_COLUMNS, csv_lines, jsonl_lines
 from studies.services import study_import_bundle
 from tests.bundles import write_bundle
@@ -28,6 +29,9 @@ def colliding_answers():
     return [{"document": "game1", "annotator": "rev1", "platform": "prolific", "answers": [
         {"item": n, "answers": {name: f"{name} of item {n}" for name in FIXED}} for n in range(count)]}]  # fmt: skip
 
+
+# Rating protocols: the model of their rows, and a column every row fills.
+RATED = {"likert": (Rating, "score"), "bws": (BestWorstJudgment, "best")}
 
 STUDIES = {
     "span": lambda d: write_bundle(d, assignments=SPAN_ASSIGNMENTS),
@@ -59,6 +63,11 @@ def test_every_export_has_unique_columns_and_every_field_in_every_row(study, wit
     assert len(lines) == len(rows)
     assert all(list(line) == header for line in lines)
     assert ("worker_external_id" in header) == with_platform_ids
+    if study.protocol in RATED:  # a row per rating or judgment, never the span table's empty rows
+        model, field = RATED[study.protocol]
+        assert "no_annotation" not in header
+        assert len(rows) == model.objects.filter(assignment__study=study).count()
+        assert all(row[header.index(field)] for row in rows)
 
 
 def test_review_export_keeps_the_evaluators_explanation_and_the_answer_about_it(tmp_path):

@@ -7,16 +7,10 @@ import pytest
 
 from reports.metrics.ratings import Item, Judgment, RatingStudy, rating_report
 
-# One block, two inputs, four systems; every tuple is one input's four outputs.
-ITEMS = [Item(f"d{s}", "i1", s, "b1") for s in "ABCD"] + [Item(f"e{s}", "i2", s, "b1") for s in "ABCD"]
-T1 = ("dA", "dB", "dC", "dD")
-T2 = ("eA", "eB", "eC", "eD")
-JUDGMENTS = [
-    Judgment("x", T1, best="dA", worst="dD", value=3, block="b1"),
-    Judgment("y", T1, best="dA", worst="dC", value=1, block="b1"),
-    Judgment("x", T2, best="eB", worst="eD", value=2, block="b1"),
-    Judgment("y", T2, best="eA", worst="eD", value=None, block="b1"),
-]
+# One block, two inputs, four systems; every tuple is one input's four outputs
+# (the hand-computed BWS case of the rating metrics' tests).
+from tests.reports.test_rating_metrics import BWS_ITEMS as ITEMS
+from tests.reports.test_rating_metrics import JUDGMENTS
 
 
 def bws(items, judgments, **options):

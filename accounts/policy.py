@@ -55,10 +55,6 @@ def study_role(user, study_id):
     return study_roles(user).get(study_id)
 
 
-def may_read_study(user, study_id):
-    return study_role(user, study_id) is not None
-
-
 def may_manage_study(user, study_id):
     """Change the study and its objects, request its reports, see its workers' identities."""
     return study_role(user, study_id) in MANAGING_ROLES

@@ -15,14 +15,6 @@ from rest_framework.permissions import BasePermission
 from accounts import policy
 from studies.models import Study
 
-SUPERUSER = policy.SUPERUSER
-MANAGING_ROLES = policy.MANAGING_ROLES
-
-
-def visible_study_ids(user):
-    """A subquery of the ids of the studies `user` may read."""
-    return policy.readable_study_ids(user)
-
 
 def study_role(request, study_id):
     """The user's role in the study: "superuser", their membership role, or None."""

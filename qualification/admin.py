@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from accounts import policy
 from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment
-from studies.admin.scoping import StudyScopedAdmin
+from studies.admin.scoping import StudyScopedAdmin, request_field
 from studies.models import Study
 
 from .models import Qualification, QualificationResult
@@ -105,23 +105,16 @@ class QualificationAdmin(StudyScopedAdmin):
         return qualification_dashboard(qualification, None)
 
     def get_readonly_fields(self, request, obj=None):
-        return [self._dashboard(request) if name == "dashboard" else name for name in self.readonly_fields]
+        return [
+            request_field(request, "dashboard", qualification_dashboard) if name == "dashboard" else name
+            for name in self.readonly_fields
+        ]
 
     def get_fields(self, request, obj=None):
-        return [self._dashboard(request) if name == "dashboard" else name for name in self.fields]
-
-    def _dashboard(self, request):
-        """The dashboard field, bound to the request: identities and feedback links only for managers.
-
-        One function per request: the form's fields and read-only fields must name the same one."""
-        if not hasattr(request, "_qualification_dashboard"):
-
-            def dashboard(qualification):
-                return qualification_dashboard(qualification, request.user)
-
-            dashboard.short_description = "dashboard"
-            request._qualification_dashboard = dashboard
-        return request._qualification_dashboard
+        return [
+            request_field(request, "dashboard", qualification_dashboard) if name == "dashboard" else name
+            for name in self.fields
+        ]
 
     def get_urls(self):
         wrap = self.admin_site.admin_view

@@ -19,11 +19,6 @@ from accounts.pseudonyms import annotator_pseudonym
 from studies.models import Study
 
 
-def visible_studies(user):
-    """A subquery of the ids of the studies `user` may read (no DISTINCT in the outer query)."""
-    return policy.readable_study_ids(user)
-
-
 def forget_managed_studies(request):
     """Call after a membership changes within the request (e.g. a study was just created)."""
     policy.forget_roles(request.user)
@@ -40,6 +35,22 @@ def manages_any_study(request):
 def managed_study_ids(request):
     """Ids of the studies the request's user manages (superusers: see manages_study)."""
     return policy.managed_study_ids(request.user)
+
+
+def request_field(request, name, render):
+    """A read-only admin field shown as `render(obj, request.user)`, for what the policy
+    lets that user see. One function per request and name: a form's fields and its
+    read-only fields must name the same object."""
+    fields = request.__dict__.setdefault("_policy_fields", {})
+    if name not in fields:
+
+        def field(obj):
+            return render(obj, request.user)
+
+        field.short_description = name
+        field.__name__ = name
+        fields[name] = field
+    return fields[name]
 
 
 def _path_value(obj, path):

@@ -17,7 +17,7 @@ from studies.forms import MembershipForm, StudyForm
 from studies.models import Document, Study, Taxonomy
 
 from . import study_views
-from .scoping import StudyScopedAdmin, forget_managed_studies, manages_study
+from .scoping import StudyScopedAdmin, forget_managed_studies, manages_study, request_field
 
 STATUS_COLUMNS = {status: f"{status}_count" for status in Assignment.Status.values}
 SHORT_DOCUMENTS_SHOWN = 20
@@ -71,6 +71,10 @@ class MembershipInline(admin.TabularInline):
 
     def has_delete_permission(self, request, obj=None):
         return super().has_delete_permission(request, obj) and self._manages(request, obj)
+
+
+def readable_config(study, user):
+    return json.dumps(policy.readable_config(user, study), indent=2, sort_keys=True)
 
 
 @admin.register(Study)
@@ -127,22 +131,11 @@ class StudyAdmin(StudyScopedAdmin):
         if obj is not None and not policy.sees_identities(request.user, obj.pk):
             # Readers get the config without the crowd platform's completion link.
             fieldsets = [
-                (title, {**options, "fields": [self._readable_config(request) if name == "config" else name
-                                               for name in options["fields"]]})
+                (title, {**options, "fields": [request_field(request, "config", readable_config) if name == "config"
+                                               else name for name in options["fields"]]})
                 for title, options in fieldsets
             ]  # fmt: skip
         return self.without_hidden(request, obj, fieldsets)
-
-    def _readable_config(self, request):
-        """The config field for readers, bound to the request (one function per request)."""
-        if not hasattr(request, "_readable_config"):
-
-            def config(study):
-                return json.dumps(policy.readable_config(request.user, study), indent=2, sort_keys=True)
-
-            config.short_description = "config"
-            request._readable_config = config
-        return request._readable_config
 
     def has_add_permission(self, request):
         # Any researcher may start a study (they become its researcher); no study needs to be managed first.

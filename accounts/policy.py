@@ -170,13 +170,6 @@ RULES = {
         note="read: researchers of a study the worker works in; an identity shared by studies",
     ),  # fmt: skip
     "annotations.assignment": ModelRule("study", identity_fields=IDENTITY_OF_ASSIGNMENT),
-    "annotations.errorannotation": ModelRule(
-        "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
-    ),
-    "annotations.rating": ModelRule("assignment__study", change="nobody"),
-    "annotations.bestworstjudgment": ModelRule("assignment__study", change="nobody"),
-    "annotations.reviewitem": ModelRule("document__study", change="nobody"),
-    "annotations.reviewanswer": ModelRule("assignment__study", change="nobody"),
     "qualification.qualification": ModelRule("study"),
     "qualification.qualificationresult": ModelRule(
         "qualification__study", identity_fields=frozenset({"worker", "feedback_link", "feedback_token"})
@@ -188,6 +181,14 @@ RULES = {
     ),  # fmt: skip
     "exports.export": ModelRule("study", change="nobody", note="read: its requester only"),
 }
+
+
+def add_rules(rules):
+    """Add the rows of a protocol's models (Protocol.access_rules), at app start-up."""
+    for label, rule in rules.items():
+        if label in RULES and RULES[label] != rule:
+            raise ValueError(f"the access policy already has a different rule for {label}")
+        RULES[label] = rule
 
 
 def rule_for(model):

@@ -1,6 +1,5 @@
 """Reads for the worker pages: what the task page and its JSON API show."""
 
-from django.conf import settings
 from django.urls import reverse
 
 from annotations.models import Assignment
@@ -22,37 +21,6 @@ def task_assignment_for_api(token):
 def task_assignment(token):
     """The assignment of a task token with what every task page needs, or None."""
     return _for_token(token).select_related("study", "study__taxonomy", "document", "worker").first()
-
-
-def annotation_data(annotation, segment_index, paired_index=None):
-    return {
-        "client_id": annotation.client_id,
-        "category": annotation.category.key,
-        "segment": segment_index,
-        "start": annotation.start,
-        "end": annotation.end,
-        "text": annotation.text,
-        "comment": annotation.comment,
-        "paired": None
-        if annotation.paired_segment_id is None
-        else {
-            "segment": paired_index,
-            "start": annotation.paired_start,
-            "end": annotation.paired_end,
-            "text": annotation.paired_text,
-        },
-    }
-
-
-def task_annotations(assignment, segment_index_of=None):
-    """The assignment's annotations in reading order, as the page's JSON."""
-    rows = assignment.annotations.select_related("category", "segment", "paired_segment").order_by(
-        "segment__index", "start", "end", "id"
-    )
-    return [
-        annotation_data(row, row.segment.index, row.paired_segment.index if row.paired_segment_id else None)
-        for row in rows
-    ]
 
 
 def completion_data(assignment):
@@ -78,60 +46,12 @@ def completion_data(assignment):
     return data
 
 
-def task_state(assignment):
-    """The part of the page's data that changes as the worker works (GET state)."""
-    return {
-        "status": assignment.status,
-        "current_segment": assignment.current_segment,
-        "furthest_segment": max([assignment.current_segment, *assignment.segments_visited]),
-        "active_seconds": assignment.active_seconds,
-        "annotations": task_annotations(assignment),
-        "completion": completion_data(assignment),
-    }
-
-
 def task_urls(token):
     return {
         "state": reverse("task-api-state", args=[token]),
-        "annotations": reverse("task-api-annotations", args=[token]),
-        "move": reverse("task-api-move", args=[token]),
         "activity": reverse("task-api-activity", args=[token]),
         "submit": reverse("task-api-submit", args=[token]),
         "done": reverse("task-done", args=[token]),
-    }
-
-
-def task_page_data(assignment):
-    """Everything the annotation page starts from, for json_script (never raw HTML)."""
-    study = assignment.study
-    segments = assignment.document.segments.order_by("index").only("index", "text", "sentences")
-    categories = study.taxonomy.categories.order_by("order", "key") if study.taxonomy_id else []
-    ui = study.config.get("ui", {}) if isinstance(study.config.get("ui", {}), dict) else {}
-    return {
-        "token": assignment.token,
-        "api": task_urls(assignment.token),
-        "study": {
-            "title": study.title,
-            "coreference_cue": ui.get("coreference_cue", True) is not False,
-        },
-        "document": {"id": assignment.document.external_id},
-        "segments": [{"index": s.index, "text": s.text, "sentences": s.sentences} for s in segments],
-        "categories": [
-            {
-                "key": c.key,
-                "label": c.label,
-                "description": c.description,
-                "kind": c.kind,
-                "group": c.group,
-                "color": c.color,
-                "shortcut": c.shortcut,
-                "whole_sentence": c.whole_sentence,
-                "snap_to_words": c.snap_to_words,
-            }
-            for c in categories
-        ],
-        "activity_interval_seconds": getattr(settings, "TASK_ACTIVITY_INTERVAL_SECONDS", 15),
-        **task_state(assignment),
     }
 
 

@@ -4,10 +4,11 @@ from django import forms
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import extend_schema_field
 
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
 from api.selectors import annotator_condition
 from api.serializers.fields import MAX_ID
 from reports.models import Report
+from studies import protocols
 from studies.models import Document, Study
 
 
@@ -63,22 +64,6 @@ class AssignmentFilter(filters.FilterSet):
         fields = ["study", "document", "status", "kind", "annotator"]
 
 
-class ErrorAnnotationFilter(filters.FilterSet):
-    study = IdFilter(field_name="assignment__study_id", help_text="Study id.")
-    document = filters.CharFilter(
-        field_name="assignment__document__external_id", help_text="Document external id."
-    )
-    annotator = AnnotatorFilter(assignment_path="assignment__")
-    category = filters.CharFilter(field_name="category__key", help_text="Category key, e.g. CharE.")
-    kind = filters.ChoiceFilter(
-        field_name="assignment__kind", choices=Assignment.Kind.choices, help_text="The assignment's kind."
-    )
-
-    class Meta:
-        model = ErrorAnnotation
-        fields = ["study", "document", "annotator", "category", "kind"]
-
-
 class ReportFilter(filters.FilterSet):
     study = IdFilter(field_name="study_id", help_text="Study id.")
     status = filters.ChoiceFilter(choices=Report.Status.choices)
@@ -90,7 +75,7 @@ class ReportFilter(filters.FilterSet):
 
 class StudyFilter(filters.FilterSet):
     status = filters.ChoiceFilter(choices=Study.Status.choices)
-    protocol = filters.ChoiceFilter(choices=Study.Protocol.choices)
+    protocol = filters.ChoiceFilter(choices=protocols.choices)
     slug = filters.CharFilter()
 
     class Meta:

@@ -7,7 +7,7 @@ from django.db.models.functions import Coalesce
 
 from accounts.policy import in_readable_studies as in_visible_studies
 from accounts.pseudonyms import annotator_pseudonym
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
 from reports.models import Report
 from studies.models import Category, Document, Segment, Study, Taxonomy
 
@@ -23,7 +23,7 @@ def _count_per_study(queryset):
 
 
 # The rows below need only a study's id (for pseudonyms), not its long texts.
-_STUDY_TEXTS = ("instructions", "config")
+STUDY_TEXTS = ("instructions", "config")
 
 
 def studies_for_api(user):
@@ -53,25 +53,7 @@ def assignments_for_api(user):
     return (
         in_visible_studies(Assignment.objects.all(), user)
         .select_related("study", "document", "worker")
-        .defer(*(f"study__{name}" for name in _STUDY_TEXTS), "document__source", "document__meta")
-    )
-
-
-def annotations_for_api(user):
-    """Error annotations in reading order within each assignment, with what the rows show."""
-    return (
-        in_visible_studies(ErrorAnnotation.objects.all(), user, "assignment__study")
-        .select_related("assignment__study", "assignment__document", "segment", "paired_segment", "category")
-        .defer(
-            *(f"assignment__study__{name}" for name in _STUDY_TEXTS),
-            "assignment__document__source",
-            "assignment__document__meta",
-            "segment__text",
-            "segment__sentences",
-            "paired_segment__text",
-            "paired_segment__sentences",
-        )
-        .order_by("assignment_id", "segment__index", "start", "id")
+        .defer(*(f"study__{name}" for name in STUDY_TEXTS), "document__source", "document__meta")
     )
 
 

@@ -33,7 +33,7 @@ PORT = 8767
 REFERENCE = """
 import django, os, time
 django.setup()
-from annotations.models import ErrorAnnotation
+from protocols.span.models import ErrorAnnotation
 from exports.resources import ErrorAnnotationResource
 queryset = ErrorAnnotation.objects.filter(assignment__study__slug="bench-import").select_related(
     "assignment__study", "assignment__document", "segment", "category", "paired_segment")
@@ -76,7 +76,7 @@ def fill_annotations(url, total):
         with (
             connection.cursor() as cursor,
             cursor.copy(
-                'COPY annotations_errorannotation (assignment_id, segment_id, category_id, start, "end", text, '
+                'COPY span_errorannotation (assignment_id, segment_id, category_id, start, "end", text, '
                 "paired_text, comment, answers, client_id, created_at) FROM STDIN"
             ) as copy,
         ):

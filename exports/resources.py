@@ -12,7 +12,7 @@ from import_export import fields, resources, widgets
 from import_export.formats.base_formats import CSV, JSON, XLSX
 
 from accounts.pseudonyms import annotator_pseudonym
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
 from studies.models import Document
 
 from .spreadsheet import spreadsheet_safe
@@ -43,7 +43,7 @@ class SpreadsheetSafeXLSX(_SpreadsheetSafe, XLSX):
 EXPORT_FORMATS = [SpreadsheetSafeCSV, SpreadsheetSafeXLSX, JSON]
 
 
-class _ExportResource(resources.ModelResource):
+class ExportResource(resources.ModelResource):
     def export_field(self, field, instance, **kwargs):
         # Numbers stay numbers in every format, so that only text is quoted in spreadsheets.
         if isinstance(field.widget, widgets.NumberWidget):
@@ -51,7 +51,7 @@ class _ExportResource(resources.ModelResource):
         return super().export_field(field, instance, **kwargs)
 
 
-class DocumentResource(_ExportResource):
+class DocumentResource(ExportResource):
     study = fields.Field(attribute="study__slug", column_name="study")
     segments = fields.Field(column_name="segments")
 
@@ -64,11 +64,11 @@ class DocumentResource(_ExportResource):
         return document.segments.count()
 
 
-def _pseudonym(assignment):
+def assignment_pseudonym(assignment):
     return annotator_pseudonym(assignment.study_id, assignment.worker_id)
 
 
-class AssignmentResource(_ExportResource):
+class AssignmentResource(ExportResource):
     study = fields.Field(attribute="study__slug", column_name="study")
     document = fields.Field(attribute="document__external_id", column_name="document")
     annotator = fields.Field(column_name="annotator")
@@ -80,24 +80,4 @@ class AssignmentResource(_ExportResource):
         export_order = fields
 
     def dehydrate_annotator(self, assignment):
-        return _pseudonym(assignment)
-
-
-class ErrorAnnotationResource(_ExportResource):
-    study = fields.Field(attribute="assignment__study__slug", column_name="study")
-    document = fields.Field(attribute="assignment__document__external_id", column_name="document")
-    segment = fields.Field(attribute="segment__index", column_name="segment")
-    category = fields.Field(attribute="category__key", column_name="category")
-    paired_segment = fields.Field(attribute="paired_segment__index", column_name="paired_segment")
-    annotator = fields.Field(column_name="annotator")
-    kind = fields.Field(attribute="assignment__kind", column_name="kind")
-
-    class Meta:
-        model = ErrorAnnotation
-        fields = ["id", "study", "document", "segment", "start", "end", "text", "category", "paired_segment",
-                  "paired_start", "paired_end", "paired_text", "comment", "annotator", "assignment", "kind",
-                  "created_at"]  # fmt: skip
-        export_order = fields
-
-    def dehydrate_annotator(self, annotation):
-        return _pseudonym(annotation.assignment)
+        return assignment_pseudonym(assignment)

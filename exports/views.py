@@ -28,7 +28,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import policy
-from studies.services import study_export_bundle
+from bundles.services import study_export_bundle
 
 from .models import Export
 from .rows import csv_lines, jsonl_lines, row_count

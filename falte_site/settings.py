@@ -63,6 +63,10 @@ INSTALLED_APPS = [
     "qualification",
     "exports",
     "api",
+    # Protocols (docs/architecture.md): each registers itself in its AppConfig.ready().
+    "protocols.span",
+    "protocols.rating",
+    "protocols.review",
 ]
 
 MIDDLEWARE = [
@@ -141,6 +145,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
+# What every page shares (the worker stylesheet, the save queue); each app keeps its own in <app>/static/.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 
 # Export files made by background jobs; served only through an authenticated view.

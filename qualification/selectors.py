@@ -4,7 +4,6 @@ from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment
 
 from .models import Qualification, QualificationResult
-from .scoring import annotation_rows, document_comparison, gold_spans, spans_of
 
 
 def qualification_report(study):
@@ -35,35 +34,15 @@ def feedback_result(token):
     )
 
 
-def feedback_documents(result):
-    """Per submitted qualification document: its text with the worker's and the gold spans."""
-    study = result.qualification.study
-    paired_keys = set(study.taxonomy.categories.filter(kind="paired").values_list("key", flat=True))
-    labels = dict(study.taxonomy.categories.values_list("key", "label"))
-    colors = dict(study.taxonomy.categories.values_list("key", "color"))
-    assignments = Assignment.objects.filter(
-        study=study,
-        worker=result.worker,
-        kind=Assignment.Kind.QUALIFICATION,
-        status=Assignment.Status.SUBMITTED,
-    ).select_related("document")
-    documents = []
-    for assignment in assignments.order_by("document__position"):
-        gold, has_gold = gold_spans(assignment.document)
-        if not has_gold:
-            continue
-        mine = spans_of(annotation_rows([assignment]))
-        comparison = document_comparison(mine, gold, paired_keys)
-        segments = list(assignment.document.segments.order_by("index").values_list("index", "text"))
-        documents.append(
-            {
-                "document": assignment.document,
-                "segments": segments,
-                "mine": mine,
-                "gold": gold,
-                "comparison": comparison,
-                "labels": labels,
-                "colors": colors,
-            }  # fmt: skip
+def feedback_assignments(result):
+    """The candidate's submitted qualification assignments, in the documents' order."""
+    return (
+        Assignment.objects.filter(
+            study=result.qualification.study,
+            worker=result.worker,
+            kind=Assignment.Kind.QUALIFICATION,
+            status=Assignment.Status.SUBMITTED,
         )
-    return documents
+        .select_related("document")
+        .order_by("document__position")
+    )

@@ -5,18 +5,31 @@ from django.utils import timezone
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
+from studies import protocols
 from studies.models import Document
 
 from .models import Qualification, QualificationResult
-from .scoring import score_assignments, suggested_decision
 
 DEFAULT_ATTENTION_MIN_F1 = 0.5
 
 
-def _categories(study):
-    if not study.taxonomy_id:
-        return []
-    return [(key, kind == "paired") for key, kind in study.taxonomy.categories.values_list("key", "kind")]
+def suggested_decision(scores, thresholds):
+    """'pass' when every category the gold or the worker used reaches its F1 threshold."""
+    if not scores:
+        return ""
+    default = thresholds.get("f1", 0.5)
+    per_category = thresholds.get("categories", {})
+    for key, values in scores["categories"].items():
+        if values.get("predicted", 0) == 0 and values.get("reference", 0) == 0:
+            continue  # neither the experts nor the worker used it: nothing to judge
+        if (values.get("f1") or 0.0) < per_category.get(key, default):
+            return "fail"
+    return "pass"
+
+
+def score_assignments(study, assignments):
+    """The study protocol's scores of one worker's assignments against gold (None: no gold)."""
+    return protocols.of(study).score_against_gold(assignments)
 
 
 def _submitted(queryset):
@@ -33,7 +46,7 @@ def qualification_result_update(*, qualification, worker):
             )
         )
     )
-    scores = score_assignments(assignments, _categories(qualification.study)) or {}
+    scores = score_assignments(qualification.study, assignments) or {}
     result, _ = QualificationResult.objects.get_or_create(qualification=qualification, worker=worker)
     result.scores = scores
     result.suggested = suggested_decision(scores, qualification.thresholds or {})
@@ -53,7 +66,7 @@ def assignment_scored(*, assignment):
         if qualification is not None:
             qualification_result_update(qualification=qualification, worker=assignment.worker)
     elif assignment.document.kind == Document.Kind.ATTENTION and assignment.kind == Assignment.Kind.MAIN:
-        score = score_assignments([assignment], _categories(study))
+        score = score_assignments(study, [assignment])
         assignment.score = score
         threshold = study.config.get("attention_min_f1", DEFAULT_ATTENTION_MIN_F1)
         assignment.flagged = bool(score) and (score["macro_f1"] or 0.0) < threshold

@@ -4,8 +4,9 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from .feedback import document_view
-from .selectors import feedback_documents, feedback_result
+from studies import protocols
+
+from .selectors import feedback_assignments, feedback_result
 
 
 @require_GET
@@ -16,6 +17,7 @@ def feedback(request, token):
     study = result.qualification.study
     categories = study.taxonomy.categories.order_by("order", "key") if study.taxonomy_id else []
     scores = result.scores.get("categories") or {}
+    protocol = protocols.of(study)
     return render(
         request,
         "qualification/feedback.html",
@@ -23,7 +25,8 @@ def feedback(request, token):
             "study": study,
             "result": result,
             "message": result.message or result.qualification.default_message,
-            "documents": [document_view(entry) for entry in feedback_documents(result)],
+            "documents": protocol.feedback_documents(feedback_assignments(result)),
+            "documents_template": protocol.feedback_template,
             "scores": [(c, scores.get(c.key, {})) for c in categories],
         },
     )

@@ -7,6 +7,8 @@ from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 
+from studies import protocols
+
 color_validator = RegexValidator(r"^#[0-9a-fA-F]{6}$", "Give a colour as #rrggbb.")
 
 
@@ -117,12 +119,6 @@ def new_join_key():
 
 
 class Study(models.Model):
-    class Protocol(models.TextChoices):
-        SPAN = "span", "Span error annotation"
-        LIKERT = "likert", "Likert rating"
-        BWS = "bws", "Best-Worst Scaling"
-        REVIEW = "review", "Review of evaluator annotations"
-
     class Status(models.TextChoices):
         DRAFT = "draft", "Draft"
         OPEN = "open", "Open"
@@ -130,7 +126,8 @@ class Study(models.Model):
 
     slug = models.SlugField(max_length=64, unique=True)
     title = models.CharField(max_length=200)
-    protocol = models.CharField(max_length=16, choices=Protocol.choices, default=Protocol.SPAN)
+    # The installed protocol apps (studies/protocols.py); a callable, so adding one needs no migration.
+    protocol = models.CharField(max_length=16, choices=protocols.choices, default=protocols.DEFAULT)
     taxonomy = models.ForeignKey(
         Taxonomy, null=True, blank=True, on_delete=models.PROTECT, related_name="studies"
     )

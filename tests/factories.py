@@ -4,7 +4,8 @@ import factory
 from django.contrib.auth import get_user_model
 
 from accounts.models import StudyMembership, Worker
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 

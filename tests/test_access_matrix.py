@@ -159,7 +159,7 @@ def s_object(world, model):
         "accounts.worker": world.s_assignment.worker,
         "accounts.studymembership": world.s.memberships.first(),
         "annotations.assignment": world.s_assignment,
-        "annotations.errorannotation": world.s_assignment.annotations.first(),
+        "span.errorannotation": world.s_assignment.annotations.first(),
         "qualification.qualification": Qualification.objects.get(study=world.s),
         "qualification.qualificationresult": QualificationResult.objects.get(qualification__study=world.s),
         "reports.report": Report.objects.get(study=world.s),
@@ -180,7 +180,7 @@ def s_object(world, model):
 
 API_BASENAMES = {
     "study": "studies.study", "taxonomy": "studies.taxonomy", "document": "studies.document",
-    "assignment": "annotations.assignment", "annotation": "annotations.errorannotation", "report": "reports.report",
+    "assignment": "annotations.assignment", "annotation": "span.errorannotation", "report": "reports.report",
 }  # fmt: skip
 
 
@@ -470,7 +470,7 @@ def test_the_admin_export_button_gives_an_analyst_pseudonyms_only(world):
 
 
 @pytest.mark.parametrize(
-    "changelist", ["admin:annotations_assignment_changelist", "admin:annotations_errorannotation_changelist"]
+    "changelist", ["admin:annotations_assignment_changelist", "admin:span_errorannotation_changelist"]
 )
 def test_searching_by_a_platform_id_finds_rows_only_for_who_manages_the_study(world, changelist):
     """Otherwise an analyst could tell which pseudonym is which PROLIFIC_PID by searching for it."""

@@ -1,13 +1,10 @@
-"""Writes on assignments and annotations, one named function per action."""
+"""Writes on assignments, one named function per action (a protocol's own writes are in its app)."""
 
 from .joining import JoinRefused, assignment_join, assignments_release_stale
 from .planning import AssignmentPlan, AssignmentPlanError, assignments_generate
 from .task import (
     TaskClosed,
     TaskInputError,
-    annotation_add,
-    annotation_remove,
-    assignment_move,
     assignment_record_activity,
     assignment_submit,
 )
@@ -18,10 +15,7 @@ __all__ = [
     "JoinRefused",
     "TaskClosed",
     "TaskInputError",
-    "annotation_add",
-    "annotation_remove",
     "assignment_join",
-    "assignment_move",
     "assignment_record_activity",
     "assignment_submit",
     "assignments_generate",

@@ -1,26 +1,22 @@
-"""Block designs of rating studies: which items a worker sees, in which order.
+"""Block studies: which block a worker gets, and their own order of its items.
 
 A block is a set of documents annotated together by the same workers (e.g.
-5 inputs x 4 systems). Likert workers rate every item of their block; BWS
-workers judge the block's tuples. The block's tuples are the same for every
-worker (so judgments can be compared); the order of tuples and of the items
-inside them is shuffled per worker, with the seed kept on the assignment.
+5 inputs x 4 systems). What a worker judges in a block (each output, tuples,
+pairs) is the protocol's (Protocol.block_items); the order is shuffled per
+worker, with the seed kept on the assignment.
 """
 
 import hashlib
 import random
 import secrets
-from collections import Counter, defaultdict
+from collections import Counter
 from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from annotations.models import Assignment
-from studies.models import Study
-
-DEFAULT_TUPLE_SIZE = 4
-DEFAULT_APPEARANCES = 2  # every item in at least this many generated tuples
+from studies import protocols
 
 
 def block_documents(study, block):
@@ -33,61 +29,14 @@ def study_blocks(study):
     return list(dict.fromkeys(labels))
 
 
-def generated_tuples(document_ids, size, appearances, seed):
-    """Balanced tuples: each round shuffles the items and cuts them into tuples of
-    `size`, so every item appears once per round; the last tuple of a round is
-    filled with items from the round's start. Rounds repeat until every item
-    appears `appearances` times. Deterministic for a seed."""
-    rng = random.Random(seed)
-    items = list(document_ids)
-    if len(items) <= size:
-        return [items]
-    tuples = []
-    for _ in range(appearances):
-        order = items[:]
-        rng.shuffle(order)
-        for begin in range(0, len(order), size):
-            chunk = order[begin : begin + size]
-            filler = [item for item in order if item not in chunk]
-            tuples.append(chunk + filler[: size - len(chunk)])
-    return tuples
-
-
-def block_tuples(study, block):
-    """The block's BWS tuples (document ids). All outputs of one input make a tuple
-    when the study says so (`bws.tuples: by_input`), else generated ones."""
-    bws = study.config.get("bws", {})
-    size = bws.get("tuple_size", study.config.get("tuple_size", DEFAULT_TUPLE_SIZE))
-    documents = block_documents(study, block)
-    if bws.get("tuples") == "by_input":
-        by_input = defaultdict(list)
-        for document_id, input_id in documents:
-            by_input[input_id].append(document_id)
-        return [ids for ids in by_input.values() if len(ids) >= 2]
-    seed = hash_seed(study.pk, block)
-    return generated_tuples(
-        [d for d, _ in documents], size, bws.get("appearances", DEFAULT_APPEARANCES), seed
-    )
-
-
 def hash_seed(*parts):
     # A stable seed from text (Python's hash() changes between processes).
     return int.from_bytes(hashlib.sha256(":".join(map(str, parts)).encode()).digest()[:8], "big")
 
 
 def worker_items(study, block, seed):
-    """This worker's order: Likert, the block's document ids; BWS, its tuples
-    as {"position", "documents"} with tuples and items shuffled."""
-    rng = random.Random(seed)
-    if study.protocol == Study.Protocol.BWS:
-        tuples = [{"position": p, "documents": list(ids)} for p, ids in enumerate(block_tuples(study, block))]
-        for entry in tuples:
-            rng.shuffle(entry["documents"])
-        rng.shuffle(tuples)
-        return tuples
-    documents = [document_id for document_id, _ in block_documents(study, block)]
-    rng.shuffle(documents)
-    return documents
+    """This worker's items of the block, in their own order (the protocol says what an item is)."""
+    return protocols.of(study).block_items(study, block, random.Random(seed))
 
 
 def block_assignment_create(*, study, worker, block, kind=Assignment.Kind.MAIN, joined=False,

@@ -16,6 +16,7 @@ from annotations.models import Assignment
 from annotations.services.blocks import block_assignment_create, next_block
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
+from studies import protocols
 from studies.models import Document, Study
 
 DEFAULT_RELEASE_AFTER_MINUTES = 60
@@ -82,7 +83,7 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
             "This study is open to workers who passed its qualification task. "
             "Thank you for your interest; you have not been approved for it (yet).",
         )
-    if study.protocol in (Study.Protocol.LIKERT, Study.Protocol.BWS):
+    if protocols.of(study).works_on == "block":
         return _join_block(study, worker, platform_ids, resume_tokens)
     round_ = Qualification.objects.filter(study=study).exists()
     kind = Assignment.Kind.QUALIFICATION if round_ else Assignment.Kind.MAIN

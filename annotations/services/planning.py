@@ -7,7 +7,8 @@ from django.db import transaction
 
 from accounts.models import Worker
 from annotations.models import Assignment
-from studies.models import Document, Study
+from studies import protocols
+from studies.models import Document
 
 from .blocks import block_assignment_create, study_blocks
 
@@ -41,7 +42,7 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
             f"{len(worker_ids)} given"
         )
     workers = [Worker.objects.get_or_create(platform=platform, external_id=i)[0] for i in worker_ids]
-    blocks = study.protocol in (Study.Protocol.LIKERT, Study.Protocol.BWS)
+    blocks = protocols.of(study).works_on == "block"
     existing = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
     # Rating studies hand out blocks, the others documents: a "target" is either.
     target_field = "block" if blocks else "document_id"

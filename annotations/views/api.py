@@ -1,5 +1,9 @@
 """The task page's JSON API. The token in the URL is the worker's only key.
 
+The state, activity and submit views serve every protocol; a protocol's own
+writes (spans, ratings, answers, choices) are views of its app, wrapped in
+`task_api` like these and listed in its task URLconf (Protocol.task_urls).
+
 Every answer is JSON: 2xx with data, or 4xx with {"error": message}. Input
 problems are 400, a submitted or released assignment 409, an unknown token 404,
 a wrong method 405, a body over MAX_BODY_BYTES 413. Paths that match no view
@@ -10,19 +14,10 @@ from functools import wraps
 
 from django.http import JsonResponse
 
-from annotations import rating_selectors, review_selectors, selectors
-from annotations.services import (
-    TaskClosed,
-    TaskInputError,
-    annotation_add,
-    annotation_remove,
-    assignment_move,
-    assignment_record_activity,
-    assignment_submit,
-)
-from annotations.services.rating_task import judgment_save, rating_save
-from annotations.services.review_task import review_answer_save
+from annotations import selectors
+from annotations.services import TaskClosed, TaskInputError, assignment_record_activity, assignment_submit
 from falte_site.json_input import JSONInputError, parse_json
+from studies import protocols
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -88,51 +83,7 @@ def task_api(*methods):
 
 @task_api("GET")
 def state(request, assignment, body):
-    if assignment.document_id is None:
-        return JsonResponse(rating_selectors.rating_state(assignment))
-    if assignment.study.protocol == "review":
-        return JsonResponse(review_selectors.review_state(assignment))
-    return JsonResponse(selectors.task_state(assignment))
-
-
-@task_api("POST")
-def answers(request, assignment, body):
-    answer = review_answer_save(assignment=assignment, data=body)
-    return JsonResponse({"item": answer.item_id, "answers": answer.answers})
-
-
-@task_api("POST")
-def ratings(request, assignment, body):
-    rating = rating_save(assignment=assignment, data=body)
-    return JsonResponse({"document": rating.document.external_id, "score": rating.score})
-
-
-@task_api("POST")
-def judgments(request, assignment, body):
-    judgment = judgment_save(assignment=assignment, data=body)
-    return JsonResponse({"position": judgment.position, "best": judgment.best.external_id,
-                         "worst": judgment.worst.external_id, "value": judgment.value})  # fmt: skip
-
-
-@task_api("POST")
-def annotations(request, assignment, body):
-    annotation, created = annotation_add(assignment=assignment, data=body)
-    segment_index = annotation.segment.index
-    paired_index = annotation.paired_segment.index if annotation.paired_segment_id else None
-    data = selectors.annotation_data(annotation, segment_index, paired_index)
-    return JsonResponse(data, status=201 if created else 200)
-
-
-@task_api("DELETE")
-def annotation(request, assignment, body, client_id):
-    annotation_remove(assignment=assignment, client_id=client_id)
-    return JsonResponse({"removed": client_id})
-
-
-@task_api("POST")
-def move(request, assignment, body):
-    moved = assignment_move(assignment=assignment, segment=body.get("segment"))
-    return JsonResponse({"current_segment": moved.current_segment})
+    return JsonResponse(protocols.of(assignment.study).state(assignment))
 
 
 @task_api("POST")

@@ -7,8 +7,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
 
 from annotations import selectors
-from annotations.rating_selectors import rating_page_data
-from annotations.review_selectors import review_page_data
+from studies import protocols
 from studies.instructions import instructions_html
 
 
@@ -42,27 +41,7 @@ def instructions(request, token):
 @ensure_csrf_cookie
 def annotate(request, token):
     assignment = _assignment_or_404(token)
-    if assignment.study.protocol == "review":
-        return render(
-            request,
-            "annotations/task_review.html",
-            {"assignment": assignment, "study": assignment.study, "task_data": review_page_data(assignment)},
-        )
-    if assignment.document_id is None:  # a block of a Likert or BWS study
-        return render(
-            request,
-            "annotations/task_rate.html",
-            {"assignment": assignment, "study": assignment.study, "task_data": rating_page_data(assignment)},
-        )
-    return render(
-        request,
-        "annotations/task_annotate.html",
-        {
-            "assignment": assignment,
-            "study": assignment.study,
-            "task_data": selectors.task_page_data(assignment),
-        },
-    )
+    return protocols.of(assignment.study).page(request, assignment)
 
 
 @require_GET

@@ -11,7 +11,6 @@ from .work import (
     AssignmentGenerateSerializer,
     AssignmentPlanSerializer,
     AssignmentSerializer,
-    ErrorAnnotationSerializer,
 )
 
 __all__ = [
@@ -20,7 +19,6 @@ __all__ = [
     "AssignmentSerializer",
     "DocumentSerializer",
     "ErrorSerializer",
-    "ErrorAnnotationSerializer",
     "ReportRequestSerializer",
     "ReportSerializer",
     "StudyReferenceSerializer",

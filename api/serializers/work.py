@@ -4,7 +4,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from accounts.models import Worker
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
 from api.permissions import manages_study
 
 from .fields import AnnotatorField, StudyReferenceField
@@ -91,25 +91,3 @@ class AssignmentPlanSerializer(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text="Document external id -> annotators still missing (workers at their limit).",
     )
-
-
-class ErrorAnnotationSerializer(serializers.ModelSerializer):
-    study = serializers.IntegerField(source="assignment.study_id", read_only=True)
-    document = serializers.CharField(source="assignment.document.external_id", read_only=True)
-    segment = serializers.IntegerField(source="segment.index", read_only=True, help_text="Segment index.")
-    category = serializers.CharField(source="category.key", read_only=True)
-    paired_segment = serializers.IntegerField(
-        source="paired_segment.index", read_only=True, allow_null=True,
-        help_text="Index of the earlier segment of a paired category's second span.",
-    )  # fmt: skip
-    annotator = AnnotatorField(source="assignment")
-    kind = serializers.CharField(source="assignment.kind", read_only=True, help_text="The assignment's kind.")
-
-    class Meta:
-        model = ErrorAnnotation
-        fields = [
-            "id", "study", "document", "segment", "start", "end", "text", "category",
-            "paired_segment", "paired_start", "paired_end", "paired_text", "comment",
-            "annotator", "assignment", "kind", "created_at",
-        ]  # fmt: skip
-        read_only_fields = fields

@@ -2,12 +2,11 @@
 
 from .reports import ReportViewSet
 from .studies import DocumentViewSet, StudyViewSet, TaxonomyViewSet
-from .work import AssignmentViewSet, ErrorAnnotationViewSet
+from .work import AssignmentViewSet
 
 __all__ = [
     "AssignmentViewSet",
     "DocumentViewSet",
-    "ErrorAnnotationViewSet",
     "ReportViewSet",
     "StudyViewSet",
     "TaxonomyViewSet",

@@ -8,14 +8,13 @@ from rest_framework.response import Response
 from rest_framework.settings import api_settings
 
 from annotations.services import AssignmentPlanError, assignments_generate
-from api.filters import AssignmentFilter, ErrorAnnotationFilter
+from api.filters import AssignmentFilter
 from api.permissions import IsStudyResearcher
-from api.selectors import annotations_for_api, assignments_for_api
+from api.selectors import assignments_for_api
 from api.serializers import (
     AssignmentGenerateSerializer,
     AssignmentPlanSerializer,
     AssignmentSerializer,
-    ErrorAnnotationSerializer,
 )
 
 from .base import ID_PARAMETER, StudyScopedMixin, errors
@@ -86,24 +85,3 @@ class AssignmentViewSet(StudyScopedMixin, viewsets.ReadOnlyModelViewSet):
             raise serializers.ValidationError({api_settings.NON_FIELD_ERRORS_KEY: [str(error)]}) from None
         answer = AssignmentPlanSerializer(plan, context=self.get_serializer_context())
         return Response(answer.data, status=status.HTTP_201_CREATED)
-
-
-@extend_schema_view(
-    list=extend_schema(
-        summary="Error annotations of your studies",
-        description="Ordered by assignment, then segment and start offset. Offsets are Unicode code "
-        "points, end exclusive.",
-        responses={200: ErrorAnnotationSerializer(many=True), **errors(400, 401)},
-    ),
-    retrieve=extend_schema(
-        parameters=[ID_PARAMETER],
-        summary="An error annotation",
-        responses={200: ErrorAnnotationSerializer, **errors(401, 404)},
-    ),
-)
-class ErrorAnnotationViewSet(StudyScopedMixin, viewsets.ReadOnlyModelViewSet):
-    serializer_class = ErrorAnnotationSerializer
-    filterset_class = ErrorAnnotationFilter
-
-    def get_queryset(self):
-        return annotations_for_api(self.request.user)

@@ -15,9 +15,9 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 
 from annotations.services import AssignmentPlanError, assignments_generate
-from studies.bundle import BundleInvalid
+from bundles import BundleInvalid
+from bundles.services import study_add_documents, study_import_bundle
 from studies.forms import AssignmentsGenerateForm, BundleUploadForm, DocumentsUploadForm
-from studies.services import study_add_documents, study_import_bundle
 
 from .archive import UnsafeArchive, extract_bundle
 from .scoping import forget_managed_studies

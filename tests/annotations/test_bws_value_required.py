@@ -6,9 +6,9 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import Worker
-from annotations.models import BestWorstJudgment
 from annotations.services.blocks import block_assignment_create
-from studies.services import study_import_bundle
+from bundles.services import study_import_bundle
+from protocols.rating.models import BestWorstJudgment
 from tests.rating_bundles import write_rating_bundle
 
 pytestmark = pytest.mark.django_db

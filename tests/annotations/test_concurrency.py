@@ -15,7 +15,8 @@ from django.db import connections
 from django.test import Client
 from django.urls import reverse
 
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from tests.factories import AssignmentFactory, make_span_study
 
 pytestmark = pytest.mark.django_db(transaction=True)

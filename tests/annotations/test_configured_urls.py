@@ -9,9 +9,9 @@ import pytest
 from django.urls import reverse
 
 from annotations.models import Assignment
-from studies.bundle import BundleInvalid
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
 from studies.models import Study
-from studies.services import study_import_bundle
 from tests.bundles import study_yaml, write_bundle
 from tests.factories import AssignmentFactory, make_span_study
 

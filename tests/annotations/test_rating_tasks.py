@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import Assignment
-from annotations.services.blocks import block_assignment_create, generated_tuples
-from studies.services import study_import_bundle
+from annotations.services.blocks import block_assignment_create
+from bundles.services import study_import_bundle
+from protocols.rating.blocks import generated_tuples
 from tests.rating_bundles import write_rating_bundle
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from django.urls import reverse
 from accounts.models import Worker
 from annotations.models import Assignment
 from annotations.services.blocks import block_assignment_create
-from studies.services import study_import_bundle
+from bundles.services import study_import_bundle
 from tests.rating_bundles import write_rating_bundle
 
 pytestmark = pytest.mark.django_db

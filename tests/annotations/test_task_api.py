@@ -4,8 +4,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
 from annotations.services.task import ACTIVITY_SLACK_SECONDS
+from protocols.span.models import ErrorAnnotation
 from tests.annotations.task_api import SEGMENT_TEXT, post
 from tests.factories import AssignmentFactory, make_span_study
 

@@ -10,7 +10,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from tests.factories import make_span_study
 
 pytestmark = pytest.mark.django_db
@@ -167,7 +168,7 @@ def test_an_unexpected_error_is_a_500_in_json(assignment, monkeypatch):
     def broken(**kwargs):
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr("annotations.views.api.assignment_move", broken)
+    monkeypatch.setattr("protocols.span.views.assignment_move", broken)
     client = Client(raise_request_exception=False)
     response = post_raw(client, url("task-api-move", assignment), '{"segment": 1}')
     message = assert_json_error(response, 500)

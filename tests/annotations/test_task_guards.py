@@ -2,7 +2,8 @@
 
 import pytest
 
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from tests.annotations.task_api import SEGMENT_TEXT, post
 
 pytestmark = pytest.mark.django_db

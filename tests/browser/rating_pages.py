@@ -4,7 +4,7 @@ from django.urls import reverse
 
 from accounts.models import Worker
 from annotations.services.blocks import block_assignment_create
-from studies.services import study_import_bundle
+from bundles.services import study_import_bundle
 from tests.bundles import write_bundle
 
 QUESTION = "How consistent is the summary with the article?"

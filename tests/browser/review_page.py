@@ -5,8 +5,9 @@ import json
 from django.urls import reverse
 
 from accounts.models import Worker
-from annotations.models import Assignment, ReviewAnswer, ReviewItem
-from studies.services import study_import_bundle
+from annotations.models import Assignment
+from bundles.services import study_import_bundle
+from protocols.review.models import ReviewAnswer, ReviewItem
 from tests.reviews.bundles import write_review_bundle
 
 

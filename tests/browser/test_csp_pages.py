@@ -7,10 +7,10 @@ from django.urls import reverse
 
 from accounts.services import researcher_create
 from annotations.services.task import assignment_submit
+from bundles.services import study_import_bundle
 from qualification.services import qualification_result_update
 from reports.models import Report
 from reports.services import report_compute, report_request
-from studies.services import study_import_bundle
 from tests.browser.rating_pages import open_rating_page, rating_assignment
 from tests.browser.review_page import open_review_page, review_assignment
 from tests.browser.task_page import make_task, open_task

@@ -5,7 +5,8 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from annotations.models import Assignment, BestWorstJudgment, Rating
+from annotations.models import Assignment
+from protocols.rating.models import BestWorstJudgment, Rating
 from tests.browser.rating_pages import (
     ARTICLE,
     LIKERT_CONFIG,

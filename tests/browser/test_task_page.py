@@ -3,7 +3,8 @@
 import pytest
 from playwright.sync_api import expect
 
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from tests.browser.task_page import (
     TEXTS,
     default_categories,

@@ -7,9 +7,11 @@ import json
 
 import pytest
 
-from annotations.models import BestWorstJudgment, Rating
-from exports.rows import COLUMNS, PLATFORM_COLUMNS, REVIEW_COLUMNS, csv_lines, jsonl_lines
-from studies.services import study_import_bundle
+from bundles.services import study_import_bundle
+from exports.rows import PLATFORM_COLUMNS, csv_lines, jsonl_lines
+from protocols.rating.models import BestWorstJudgment, Rating
+from protocols.review.exports import REVIEW_COLUMNS
+from protocols.span.exports import COLUMNS
 from tests.bundles import write_bundle
 from tests.exports.test_exports import ASSIGNMENTS as SPAN_ASSIGNMENTS
 from tests.rating_bundles import write_rating_bundle

@@ -13,9 +13,9 @@ from accounts.models import StudyMembership
 from accounts.pseudonyms import annotator_pseudonym
 from accounts.services import researcher_create
 from annotations.models import Assignment
+from bundles.services import study_import_bundle
 from exports.models import Export
 from falte_site.celery import app as celery_app
-from studies.services import study_import_bundle
 from tests.bundles import annotation, write_bundle
 
 pytestmark = pytest.mark.django_db
@@ -134,7 +134,7 @@ def test_bundle_zip_round_trips(client, study, analyst, tmp_path):
 
 def test_admin_export_of_annotations_with_filters(client, study, researcher):
     client.force_login(researcher)
-    url = reverse("admin:annotations_errorannotation_export") + f"?study={study.pk}"
+    url = reverse("admin:span_errorannotation_export") + f"?study={study.pk}"
     page = client.get(url)
     assert page.status_code == 200
     response = client.post(url, {"format": "0", "resource": "0", **{f"errorannotationresource_{f}": "on" for f in

@@ -13,12 +13,12 @@ import pytest
 import tablib
 from django.urls import reverse
 
+from bundles.services import study_export_bundle, study_import_bundle
 from exports import rows as export_rows
 from exports.models import Export
 from exports.resources import EXPORT_FORMATS
 from exports.services import export_write
 from exports.spreadsheet import spreadsheet_safe
-from studies.services import study_export_bundle, study_import_bundle
 from tests.bundles import annotation, study_yaml, write_bundle
 from tests.reviews.bundles import write_review_bundle
 from tests.reviews.test_review_import_and_report import ANSWERS as REVIEW_ANSWERS
@@ -162,7 +162,7 @@ def test_bundle_round_trip_keeps_raw_values(study, tmp_path):
 
 
 def admin_export(client, study, format_index):
-    url = reverse("admin:annotations_errorannotation_export") + f"?study={study.pk}"
+    url = reverse("admin:span_errorannotation_export") + f"?study={study.pk}"
     fields = ["id", "document", "start", "text", "comment"]
     response = client.post(url, {"format": str(format_index), "resource": "0",
                                  **{f"errorannotationresource_{f}": "on" for f in fields}})  # fmt: skip

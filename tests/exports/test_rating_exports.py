@@ -10,12 +10,14 @@ from django.urls import reverse
 from accounts.models import StudyMembership, Worker
 from accounts.pseudonyms import annotator_pseudonym
 from accounts.services import researcher_create
-from annotations.models import Assignment, BestWorstJudgment, Rating
+from annotations.models import Assignment
 from annotations.services.blocks import block_assignment_create
+from bundles.services import study_import_bundle
 from exports.models import Export
-from exports.rows import BWS_COLUMNS, LIKERT_COLUMNS, PLATFORM_COLUMNS, annotation_rows, row_count
+from exports.rows import PLATFORM_COLUMNS, annotation_rows, row_count
 from falte_site.celery import app as celery_app
-from studies.services import study_import_bundle
+from protocols.rating.exports import BWS_COLUMNS, LIKERT_COLUMNS
+from protocols.rating.models import BestWorstJudgment, Rating
 from tests.rating_bundles import SYSTEMS, write_rating_bundle
 
 pytestmark = pytest.mark.django_db

@@ -1,7 +1,8 @@
 """A qualification round in the database: documents of kind qualification, expert gold."""
 
 from accounts.models import Worker
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from qualification.models import Qualification
 from tests.factories import CategoryFactory, DocumentFactory, SegmentFactory, StudyFactory
 

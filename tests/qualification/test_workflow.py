@@ -8,10 +8,10 @@ from django.urls import reverse
 from accounts.models import StudyMembership, Worker
 from accounts.pseudonyms import annotator_pseudonym
 from annotations.models import Assignment
+from bundles.services import study_import_bundle
 from qualification.models import Qualification, QualificationResult
 from qualification.services import expert_assignments_generate, qualification_decide
 from reports.study_report import study_report_data
-from studies.services import study_import_bundle
 from tests.bundles import study_yaml, write_bundle
 from tests.factories import UserFactory, make_span_study
 from tests.qualification.builders import TEXTS, annotate, make_round, span

@@ -205,7 +205,7 @@ def test_binarised_thresholds_off_whole_points_are_the_observed_scores():
 
 
 def test_report_page_labels_scale_overlap_as_the_papers_figure():
-    from reports.page import rating_page_context
+    from protocols.rating.report_page import rating_report_context as rating_page_context
 
     context = rating_page_context({"protocol": "likert", "system_scores": {}, "scale_overlap": 0.25})
     [(label, value, _)] = context["reliability"]

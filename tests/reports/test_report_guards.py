@@ -5,9 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from bundles.services import study_import_bundle
 from reports.models import Report
 from reports.tasks import report_compute_task
-from studies.services import study_import_bundle
 from tests.reports.span_bundle import write_span_bundle
 
 pytestmark = pytest.mark.django_db

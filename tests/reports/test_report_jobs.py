@@ -8,10 +8,10 @@ from django.core.management import call_command
 from django.urls import reverse
 from django.utils import timezone
 
+from bundles.services import study_import_bundle
 from falte_site.celery import app as celery_app
 from reports.models import Report
 from reports.services import report_request, reports_requeue_stale
-from studies.services import study_import_bundle
 from tests.reports.span_bundle import write_span_bundle
 
 pytestmark = pytest.mark.django_db

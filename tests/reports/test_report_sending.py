@@ -20,10 +20,10 @@ from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from bundles.services import study_import_bundle
 from falte_site.celery import app as celery_app
 from reports.models import Report
 from reports.services import ReportNotSent, report_request, reports_requeue_stale
-from studies.services import study_import_bundle
 from tests.reports.span_bundle import write_span_bundle
 from tests.reports.test_worker import start_worker, stop, wait_for
 

@@ -18,9 +18,9 @@ from django.conf import settings
 from django.db import connection
 from django.urls import reverse
 
+from bundles.services import study_import_bundle
 from falte_site.celery import app as celery_app
 from reports.models import Report
-from studies.services import study_import_bundle
 from tests.reports.span_bundle import write_span_bundle
 
 pytestmark = pytest.mark.django_db(transaction=True)

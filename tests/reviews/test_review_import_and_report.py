@@ -2,12 +2,12 @@
 
 import pytest
 
-from annotations.models import ReviewItem
+from bundles import BundleInvalid
+from bundles.services import study_export_bundle, study_import_bundle
+from protocols.review.bundle_checks import locate_span
+from protocols.review.models import ReviewItem
 from reports.study_report import study_report_data
-from studies.bundle import BundleInvalid
-from studies.bundle.review_checks import locate_span
 from studies.models import Study
-from studies.services import study_export_bundle, study_import_bundle
 from tests.reviews.bundles import write_review_bundle
 
 pytestmark = pytest.mark.django_db

@@ -7,10 +7,11 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import Worker
-from annotations.models import Assignment, ReviewAnswer, ReviewItem
-from studies.bundle import BundleInvalid
-from studies.review_questions import DEFAULT_QUESTIONS, check_questions
-from studies.services import study_import_bundle
+from annotations.models import Assignment
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
+from protocols.review.models import ReviewAnswer, ReviewItem
+from protocols.review.questions import DEFAULT_QUESTIONS, check_questions
 from tests.reviews.bundles import write_review_bundle
 
 pytestmark = pytest.mark.django_db

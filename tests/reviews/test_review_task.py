@@ -6,9 +6,10 @@ import pytest
 from django.urls import reverse
 
 from accounts.models import Worker
-from annotations.models import Assignment, ReviewAnswer, ReviewItem
-from annotations.review_selectors import review_page_data
-from studies.services import study_import_bundle
+from annotations.models import Assignment
+from bundles.services import study_import_bundle
+from protocols.review.models import ReviewAnswer, ReviewItem
+from protocols.review.selectors import review_page_data
 from tests.reviews.bundles import write_review_bundle
 
 pytestmark = pytest.mark.django_db

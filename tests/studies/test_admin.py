@@ -90,7 +90,7 @@ def test_another_studys_assignments_annotations_workers_and_members_are_absent(
 
     assignments = client.get(changelist_url(Assignment)).content.decode()
     workers = client.get(changelist_url(Worker)).content.decode()
-    annotations = client.get(reverse("admin:annotations_errorannotation_changelist")).content.decode()
+    annotations = client.get(reverse("admin:span_errorannotation_changelist")).content.decode()
     members = client.get(changelist_url(StudyMembership)).content.decode()
 
     assert "w-mine" in assignments and "w-theirs" not in assignments
@@ -190,7 +190,7 @@ def study_form_data(**fields):
     data = {
         "title": "Created in admin",
         "slug": "created-in-admin",
-        "protocol": Study.Protocol.SPAN,
+        "protocol": "span",
         "status": Study.Status.DRAFT,
         "taxonomy": "",
         "annotators_per_document": "3",
@@ -312,11 +312,13 @@ def test_study_changelist_queries_do_not_grow_with_the_number_of_studies(
 
 @pytest.mark.parametrize("model_name", ["document", "assignment", "errorannotation", "worker"])
 def test_other_changelists_queries_do_not_grow_with_rows(client, researcher, model_name):
-    from annotations.models import ErrorAnnotation
+    from protocols.span.models import ErrorAnnotation
 
     study = make_span_study(researcher=researcher, documents=2, segments=1)
     login(client, researcher)
-    app = {"document": "studies", "worker": "accounts"}.get(model_name, "annotations")
+    app = {"document": "studies", "worker": "accounts", "errorannotation": "span"}.get(
+        model_name, "annotations"
+    )
     url = reverse(f"admin:{app}_{model_name}_changelist")
 
     def add_rows():

@@ -11,7 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from accounts.models import StudyMembership
-from annotations.models import Assignment, ErrorAnnotation
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
 from studies.models import Document, Study
 from tests.factories import make_span_study
 

@@ -4,10 +4,10 @@ import pytest
 from django.urls import reverse
 
 from annotations.services import assignment_join
-from studies.bundle import BundleInvalid
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
 from studies.config import config_problems
 from studies.models import Study
-from studies.services import study_import_bundle
 from tests.bundles import study_yaml, write_bundle
 from tests.factories import make_span_study
 

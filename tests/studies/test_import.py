@@ -6,10 +6,11 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from annotations.models import Assignment, ErrorAnnotation
-from studies.bundle import BundleInvalid
+from annotations.models import Assignment
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
+from protocols.span.models import ErrorAnnotation
 from studies.models import Category, Document, Segment, Study, Taxonomy
-from studies.services import study_import_bundle
 from tests.bundles import DOCUMENTS, annotation, study_yaml, write_bundle
 
 pytestmark = pytest.mark.django_db

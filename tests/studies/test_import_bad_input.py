@@ -18,9 +18,9 @@ from django.core.management.base import CommandError
 from django.urls import reverse
 
 from annotations.models import Assignment
-from studies.bundle import BundleInvalid
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
 from studies.models import Document, Segment, Study, Taxonomy
-from studies.services import study_import_bundle
 from tests.bundles import annotation, study_yaml, write_bundle
 from tests.factories import make_span_study
 from tests.reviews.bundles import write_review_bundle

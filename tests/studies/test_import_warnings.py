@@ -4,8 +4,8 @@ import pytest
 from django.contrib.messages import get_messages
 from django.core.management import call_command
 
+from bundles.services import study_import_bundle
 from studies.models import Study
-from studies.services import study_import_bundle
 from tests.bundles import write_bundle
 from tests.studies.test_admin_upload import STUDY_YAML, jsonl, login, make_zip, upload_bundle
 

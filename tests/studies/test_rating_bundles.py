@@ -4,11 +4,12 @@ from pathlib import Path
 
 import pytest
 
-from annotations.models import Assignment, BestWorstJudgment, Rating
+from annotations.models import Assignment
+from bundles import BundleInvalid
+from bundles.services import study_export_bundle, study_import_bundle
+from protocols.rating.models import BestWorstJudgment, Rating
 from reports.study_report import study_report_data
-from studies.bundle import BundleInvalid
 from studies.models import Study
-from studies.services import study_export_bundle, study_import_bundle
 from tests.rating_bundles import SYSTEMS, write_rating_bundle
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ from django.core.management import call_command
 
 from accounts.models import Worker
 from annotations.models import Assignment
+from bundles.services import study_export_bundle, study_import_bundle
 from studies.models import Category, Study, Taxonomy
-from studies.services import study_export_bundle, study_import_bundle
 from tests.bundles import annotation, write_bundle
 
 pytestmark = pytest.mark.django_db

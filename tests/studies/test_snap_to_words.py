@@ -5,10 +5,10 @@ import copy
 import pytest
 import yaml
 
-from annotations.selectors import task_page_data
-from studies.bundle import BundleInvalid
+from bundles import BundleInvalid
+from bundles.services import study_export_bundle, study_import_bundle
+from protocols.span.selectors import task_page_data
 from studies.models import Category, Study
-from studies.services import study_export_bundle, study_import_bundle
 from tests.bundles import TAXONOMY, study_yaml, write_bundle
 from tests.factories import AssignmentFactory
 

@@ -4,9 +4,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from studies.bundle import BundleInvalid
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
 from studies.models import Category, Study, Taxonomy
-from studies.services import study_import_bundle
 from tests.bundles import TAXONOMY, study_yaml, write_bundle
 from tests.factories import CategoryFactory, StudyFactory, TaxonomyFactory
 

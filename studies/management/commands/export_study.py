@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
+from bundles.services import study_export_bundle
 from studies.models import Study
-from studies.services import study_export_bundle
 
 
 class Command(BaseCommand):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from studies.bundle import BundleInvalid
-from studies.services import study_import_bundle
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
 
 
 class Command(BaseCommand):

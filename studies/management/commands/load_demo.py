@@ -11,8 +11,8 @@ from accounts.models import StudyMembership
 from accounts.services import researcher_create
 from annotations.models import Assignment
 from annotations.services import assignments_generate
+from bundles.services import study_import_bundle
 from studies.models import Study
-from studies.services import study_import_bundle
 
 DEMO_BUNDLE = Path(settings.BASE_DIR) / "demo" / "snac-demo"
 DEMO_WORKERS = ["demo-worker-1", "demo-worker-2", "demo-worker-3"]

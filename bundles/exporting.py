@@ -1,0 +1,135 @@
+"""Write a study back out as a bundle (study.yaml, documents.jsonl,
+assignments.jsonl) plus annotations.csv for spreadsheets (text that would run
+as a formula is quoted there; the JSONL files, which import reads, stay raw).
+
+The output is deterministic: exporting, importing the export into an empty
+database and exporting again gives byte-identical files.
+
+With `identities=False` (the bundle an analyst downloads) annotators appear
+under their pseudonym with platform "import", and the config keys the policy
+keeps from readers (accounts/policy.py) are left out.
+"""
+
+import json
+from pathlib import Path
+
+import yaml
+
+from accounts import policy
+from accounts.models import Worker
+from accounts.pseudonyms import pseudonyms_of
+from annotations.models import Assignment
+from studies import protocols
+
+from .study_checks import category_spec_of
+
+CSV_COLUMNS = [
+    "study", "document", "system", "annotator", "platform", "kind", "block", "segment",
+    "start", "end", "text", "category", "paired_segment", "paired_start", "paired_end",
+    "paired_text", "comment",
+]  # fmt: skip
+
+
+class _BundleDumper(yaml.SafeDumper):
+    """Writes multi-line text (instructions) as a readable literal block."""
+
+
+def _represent_text(dumper, text):
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_BundleDumper.add_representer(str, _represent_text)
+
+
+def json_line(value):
+    return json.dumps(value, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def _annotators(study, identities):
+    """who(assignment) -> (annotator, platform) as the bundle names them."""
+    if identities:
+        return lambda assignment: (assignment.worker.external_id, assignment.worker.platform)
+    pseudonym = pseudonyms_of(study.pk)
+    return lambda assignment: (pseudonym(assignment.worker_id), Worker.Platform.IMPORT.value)
+
+
+def export_study(study, directory, *, identities=True):
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    who = _annotators(study, identities)
+    (directory / "study.yaml").write_text(_study_yaml(study, identities), encoding="utf-8")
+    with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
+        for document in study.documents.order_by("position", "id").prefetch_related("segments"):
+            segments = sorted(document.segments.all(), key=lambda segment: segment.index)
+            record = {
+                "id": document.external_id, "input_id": document.input_id,
+                "system": document.system, "source": document.source, "kind": document.kind,
+                "meta": document.meta, "segments": [segment.text for segment in segments],
+                "sentences": [segment.sentences for segment in segments],
+            }  # fmt: skip
+            if document.block:
+                record["block"] = document.block
+            handle.write(json_line(record))
+    assignments = (
+        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
+        .select_related("document", "worker")
+        .order_by("document__position", "worker__platform", "worker__external_id", "kind")
+    )
+    if not identities and protocols.of(study).works_on == "document":
+        # In the order of what the file shows, not of the hidden platform ids.
+        assignments = sorted(assignments, key=lambda a: (a.document.position, *who(a), a.kind))
+    protocols.of(study).bundle_export(study, assignments, directory, who)
+
+
+def _sorted_keys(value):
+    if isinstance(value, dict):
+        return {key: _sorted_keys(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def _study_yaml(study, identities=True):
+    data = {
+        "slug": study.slug, "title": study.title, "protocol": study.protocol,
+        "status": study.status, "instructions": study.instructions,
+        "annotators_per_document": study.annotators_per_document,
+    }  # fmt: skip
+    if study.max_documents_per_worker is not None:
+        data["max_documents_per_worker"] = study.max_documents_per_worker
+    config = study.config if identities else {
+        key: value for key, value in study.config.items() if key not in policy.CONFIG_SECRETS
+    }  # fmt: skip
+    if config:
+        # Sorted: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
+        data["config"] = _sorted_keys(config)
+    if study.taxonomy is not None:
+        taxonomy = study.taxonomy
+        data["taxonomy"] = {
+            "slug": taxonomy.slug, "name": taxonomy.name, "version": taxonomy.version,
+            "description": taxonomy.description,
+            "categories": [category_spec_of(c).as_dict() for c in taxonomy.categories.all()],
+        }  # fmt: skip
+    return yaml.dump(data, Dumper=_BundleDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def assignment_record(assignment, who):
+    """The fields every line of a document study's assignments.jsonl starts with."""
+    annotator, platform = who(assignment)
+    record = {
+        "document": assignment.document.external_id,
+        "annotator": annotator,
+        "platform": platform,
+        "kind": assignment.kind,
+        "block": assignment.block,
+        "active_seconds": assignment.active_seconds,
+    }
+    if assignment.submitted_at is not None:
+        record["submitted_at"] = assignment.submitted_at.isoformat()
+    return record
+
+
+def write_annotations_csv_header(directory):
+    """annotations.csv with its header only: the table of spans, for studies that have none."""
+    (directory / "annotations.csv").write_text(",".join(CSV_COLUMNS) + "\n", encoding="utf-8")

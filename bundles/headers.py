@@ -1,0 +1,55 @@
+"""The fields every line of assignments.jsonl has, whatever the protocol."""
+
+from django.utils.dateparse import parse_datetime
+
+from accounts.models import Worker
+from annotations.models import Assignment
+
+from .fields import is_int
+
+HEADER_FIELDS = {"annotator", "platform", "kind", "block", "active_seconds", "submitted_at"}
+
+
+def check_header(value, file, line, problems):
+    """The fields every assignment line has: annotator, platform, kind, block, time.
+
+    Returns them as a dict for AssignmentSpec, or None when one is wrong.
+    """
+    ok = True
+    annotator = value.get("annotator")
+    if is_int(annotator):
+        annotator = str(annotator)
+    if not isinstance(annotator, str) or not annotator.strip():
+        problems.add(file, line, "'annotator' is required")
+        ok = False
+    platform = value.get("platform", Worker.Platform.IMPORT)
+    if platform not in Worker.Platform.values:
+        problems.add(
+            file, line, f"unknown platform '{platform}' (one of {', '.join(Worker.Platform.values)})"
+        )
+        ok = False
+    kind = value.get("kind", Assignment.Kind.MAIN)
+    if kind not in Assignment.Kind.values:
+        problems.add(
+            file, line, f"unknown assignment kind '{kind}' (one of {', '.join(Assignment.Kind.values)})"
+        )
+        ok = False
+    active_seconds = value.get("active_seconds", 0)
+    if not is_int(active_seconds) or active_seconds < 0:
+        problems.add(file, line, "'active_seconds' must be a whole number")
+        ok = False
+    block = value.get("block", "")
+    block = str(block) if is_int(block) else block
+    if not isinstance(block, str):
+        problems.add(file, line, "'block' must be text")
+        ok = False
+    submitted_at = value.get("submitted_at")
+    if submitted_at is not None and (
+        not isinstance(submitted_at, str) or parse_datetime(submitted_at) is None
+    ):
+        problems.add(file, line, f"'submitted_at' must be an ISO 8601 date and time, not {submitted_at!r}")
+        ok = False
+    if not ok:
+        return None
+    return {"annotator": annotator, "platform": platform, "kind": kind, "block": block,
+            "active_seconds": active_seconds, "submitted_at": submitted_at}  # fmt: skip

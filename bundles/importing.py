@@ -1,0 +1,102 @@
+"""Read, check, then write: the import of a whole bundle or of a documents file."""
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from studies import protocols
+
+from .document_checks import check_documents
+from .problems import Problems
+from .reading import read_falte_documents, read_jsonl, read_yaml
+from .study_checks import check_study
+from .writing import write_documents, write_study
+
+DOCUMENT_FILES = ("documents.jsonl", "documents.json")
+
+
+@dataclass
+class ImportResult:
+    study: object
+    documents: int
+    segments: int
+    assignments: int = 0
+    annotations: int = 0
+    located: int = 0
+    warnings: list = field(default_factory=list)  # Problems that did not stop the import
+
+    def describe(self):
+        text = (
+            f"{self.study.slug}: {self.documents} documents, {self.segments} segments, "
+            f"{self.assignments} assignments, {self.annotations} annotations"
+        )
+        if self.located:
+            text += f" ({self.located} spans located by their text)"
+        return text
+
+
+def document_records(path, name, problems):
+    """Records of a documents file, JSON Lines or FALTE's JSON object, by its name."""
+    if name.endswith(".jsonl"):
+        return list(read_jsonl(path, name, problems))
+    return list(read_falte_documents(path, name, problems))
+
+
+def import_bundle(directory, *, locate=False, user=None):
+    """Import a bundle directory as a new study; raise BundleInvalid with every problem.
+
+    `user` is who imports it in admin; None is the server's operator (`import_study`),
+    who may share any stored taxonomy with identical categories.
+    """
+    directory = Path(directory)
+    problems = Problems()
+    raw = None
+    if (directory / "study.yaml").is_file():
+        raw = read_yaml(directory / "study.yaml", "study.yaml", problems)
+    else:
+        problems.add("study.yaml", 0, "missing: a bundle needs study.yaml at its top level")
+    spec = check_study(raw, problems, user=user) if raw is not None else None
+
+    present = [name for name in DOCUMENT_FILES if (directory / name).is_file()]
+    records = []
+    if len(present) != 1:
+        problems.add(DOCUMENT_FILES[0], 0, "give exactly one of documents.jsonl or documents.json")
+    else:
+        records = document_records(directory / present[0], present[0], problems)
+    per_segment = spec.config.get("sentences_per_segment") if spec else None
+    documents, broken = check_documents(records, problems, sentences_per_segment=per_segment)
+
+    # The work files are the protocol's (spans, ratings, answers, choices). When study.yaml
+    # is broken or names no installed protocol, they are still checked as the default
+    # protocol's, so one run reports every problem.
+    known = spec is not None and spec.protocol in protocols.installed_keys()
+    protocol = protocols.get(spec.protocol if known else protocols.DEFAULT)
+    work = protocol.bundle_check(directory, spec, documents, broken, locate, problems)
+    problems.raise_if_any(work.located.summary() if work.located else "")
+
+    study = write_study(spec, documents, work, user=user)
+    return ImportResult(
+        study=study,
+        documents=len(documents),
+        segments=sum(len(d.segments) for d in documents),
+        assignments=len(work.assignments),
+        annotations=work.annotations,
+        located=work.located.asked if work.located else 0,
+        warnings=problems.warnings,
+    )
+
+
+def import_documents(study, path, name):
+    """Add the documents of one file (JSONL or FALTE JSON) to an existing study."""
+    problems = Problems()
+    records = document_records(path, name, problems)
+    existing = set(study.documents.values_list("external_id", flat=True))
+    documents, _ = check_documents(
+        records, problems, existing_ids=existing,
+        sentences_per_segment=study.config.get("sentences_per_segment"),
+    )  # fmt: skip
+    if not records and not problems:
+        problems.add(name, 0, "no documents in the file")
+    problems.raise_if_any()
+    write_documents(study, documents)
+    return ImportResult(study=study, documents=len(documents),
+                        segments=sum(len(d.segments) for d in documents), warnings=problems.warnings)  # fmt: skip

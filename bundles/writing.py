@@ -1,0 +1,142 @@
+"""Write checked specs to the database. Called only when checking found nothing.
+
+Rows go in with bulk_create in batches, which keeps a 300,000-segment import
+to seconds and its memory to one batch of segments at a time.
+"""
+
+from datetime import UTC
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils.dateparse import parse_datetime
+
+from accounts.models import StudyMembership, Worker
+from annotations.models import Assignment
+from qualification.services import qualification_score_study
+from studies import protocols
+from studies.models import Category, Document, Segment, Study, Taxonomy
+from studies.sentences import sentence_offsets
+
+DOCUMENT_BATCH = 500
+ROW_BATCH = 5000
+
+
+@transaction.atomic
+def write_study(spec, documents, work, *, user=None):
+    taxonomy = _taxonomy_for(spec.taxonomy, user) if spec.taxonomy else None
+    study = Study.objects.create(
+        slug=spec.slug,
+        title=spec.title,
+        protocol=spec.protocol,
+        taxonomy=taxonomy,
+        instructions=spec.instructions,
+        status=spec.status,
+        annotators_per_document=spec.annotators_per_document,
+        max_documents_per_worker=spec.max_documents_per_worker,
+        config=spec.config,
+    )
+    if user is not None and user.is_authenticated:
+        StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
+    segment_ids = write_documents(study, documents, keep_segment_ids=bool(work.assignments))
+    protocols.of(study).bundle_write(study, work, segment_ids)
+    if work.assignments:
+        # Imported work is scored like submitted work (qualification results, attention checks).
+        qualification_score_study(study=study)
+    return study
+
+
+def submitted_assignments(study, assignments, workers, document_ids):
+    """One submitted assignment per spec of a document study (span, review)."""
+    return Assignment.objects.bulk_create(
+        [
+            Assignment(
+                study=study,
+                document_id=document_ids[spec.document],
+                worker=workers[(spec.platform, spec.annotator)],
+                kind=spec.kind,
+                block=spec.block,
+                status=Assignment.Status.SUBMITTED,
+                active_seconds=spec.active_seconds,
+                submitted_at=aware(spec.submitted_at),
+            )  # fmt: skip
+            for spec in assignments
+        ],
+        batch_size=ROW_BATCH,
+    )
+
+
+def _taxonomy_for(spec, user):
+    existing = Taxonomy.objects.filter(slug=spec.slug, version=spec.version).first()
+    if existing is not None:  # checking made sure its categories are the same
+        return existing
+    taxonomy = Taxonomy.objects.create(
+        slug=spec.slug, name=spec.name, version=spec.version, description=spec.description,
+        created_by=user if user is not None and user.is_authenticated else None,
+    )  # fmt: skip
+    Category.objects.bulk_create(
+        Category(taxonomy=taxonomy, **category.as_dict()) for category in spec.categories
+    )
+    return taxonomy
+
+
+@transaction.atomic
+def write_documents(study, documents, *, keep_segment_ids=False):
+    """Store documents and their segments (sentences computed when not given).
+
+    Returns {(external_id, index): segment id} when asked, for annotations.
+    """
+    position = (study.documents.aggregate(last=Max("position"))["last"] or 0) + 1
+    segment_ids = {}
+    for begin in range(0, len(documents), DOCUMENT_BATCH):
+        batch = documents[begin : begin + DOCUMENT_BATCH]
+        rows = Document.objects.bulk_create(
+            Document(
+                study=study,
+                external_id=spec.external_id,
+                input_id=spec.input_id,
+                system=spec.system,
+                source=spec.source,
+                meta=spec.meta,
+                kind=spec.kind,
+                position=position + offset,
+                block=spec.block,
+            )  # fmt: skip
+            for offset, spec in enumerate(batch, start=begin)
+        )
+        segments = [
+            Segment(
+                document=row,
+                index=index,
+                text=text,
+                sentences=spec.sentences[index] if spec.sentences else sentence_offsets(text),
+            )
+            for row, spec in zip(rows, batch, strict=True)
+            for index, text in enumerate(spec.segments)
+        ]
+        Segment.objects.bulk_create(segments, batch_size=ROW_BATCH)
+        if keep_segment_ids:
+            for segment in segments:
+                segment_ids[(segment.document.external_id, segment.index)] = segment.pk
+    return segment_ids
+
+
+def workers_for(identities):
+    """Find or create one Worker per (platform, external id)."""
+    found = {}
+    for platform in {platform for platform, _ in identities}:
+        ids = sorted(external_id for p, external_id in identities if p == platform)
+        for begin in range(0, len(ids), 900):  # SQLite caps the parameters of one query
+            chunk = ids[begin : begin + 900]
+            for worker in Worker.objects.filter(platform=platform, external_id__in=chunk):
+                found[(worker.platform, worker.external_id)] = worker
+    missing = [Worker(platform=p, external_id=e) for p, e in identities if (p, e) not in found]
+    for worker in Worker.objects.bulk_create(missing, batch_size=ROW_BATCH):
+        found[(worker.platform, worker.external_id)] = worker
+    return found
+
+
+def aware(text):
+    if not text:
+        return None
+    moment = parse_datetime(text)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

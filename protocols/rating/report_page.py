@@ -1,0 +1,37 @@
+"""The rating protocols' section of the report page."""
+
+from reports.charts import spread_chart
+
+RELIABILITY_LABELS = {
+    "scale_overlap": "scale overlap (Tang et al. 2022: overlap length / overall range length, mean over pairs)",
+    "scale_overlap_points": "scale overlap counted in scale points (not the paper's figure)",
+}
+
+
+def rating_report_context(result):
+    """Likert and BWS reports: system scores with their spread, and reliability."""
+    scores = result.get("system_scores", {})
+    protocol = result.get("protocol")
+    key = "counting" if protocol == "bws" else "mean"
+    rows = [(system, values.get(key), values.get("sd")) for system, values in sorted(scores.items())]
+    reliability = [
+        (RELIABILITY_LABELS.get(name, name), result.get(name), result.get(f"{name}_reason", ""))
+        for name in (
+            "alpha_ordinal",
+            "alpha_interval",
+            "change_rate_pct",
+            "scale_overlap",
+            "scale_overlap_points",
+        )
+        if name in result
+    ]
+    return {
+        "system_scores": sorted(scores.items()),
+        "reliability": reliability,
+        "shr": result.get("shr"),
+        "binarised": result.get("binarised"),
+        "test_retest": result.get("test_retest"),
+        "scores_chart": spread_chart(
+            rows, title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD"
+        ),
+    }

@@ -1,0 +1,103 @@
+"""What a worker does on a Likert or BWS page: rate, judge, and when the block is done."""
+
+from django.db import transaction
+
+from annotations.services.task import TaskInputError, locked_open, touch
+from protocols.rating.models import BestWorstJudgment, Rating
+from studies.spans import is_whole_number
+
+from .keys import BWS, LIKERT
+
+
+def likert_scale(study):
+    scale = study.config.get("scale", {})
+    return scale.get("min", 1), scale.get("max", 5)
+
+
+def _document_ids(assignment):
+    if assignment.study.protocol == BWS:
+        return {d for entry in assignment.items for d in entry["documents"]}
+    return set(assignment.items)
+
+
+def _document(assignment, external_id):
+    document = assignment.study.documents.filter(external_id=external_id, block=assignment.block).first() if (
+        isinstance(external_id, str)
+    ) else None  # fmt: skip
+    if document is None or document.pk not in _document_ids(assignment):
+        raise TaskInputError(f"document {external_id!r} is not in this block")
+    return document
+
+
+@transaction.atomic
+def rating_save(*, assignment, data):
+    """Store (or change) the worker's Likert score of one output of their block."""
+    assignment = locked_open(assignment)
+    if assignment.study.protocol != LIKERT:
+        raise TaskInputError("this is not a Likert study")
+    document = _document(assignment, data.get("document"))
+    low, high = likert_scale(assignment.study)
+    score = data.get("score")
+    if not is_whole_number(score) or not low <= score <= high:
+        raise TaskInputError(f"'score' must be a whole number from {low} to {high}")
+    rating, _ = Rating.objects.update_or_create(
+        assignment=assignment, document=document, defaults={"score": score}
+    )
+    touch(assignment)
+    return rating
+
+
+@transaction.atomic
+def judgment_save(*, assignment, data):
+    """Store (or change) the best and worst of one tuple, and the gap value.
+
+    When the study has a value scale (``config.bws.value_scale``) the value
+    is required: a judgment without it would be missing from the value score.
+    """
+    assignment = locked_open(assignment)
+    if assignment.study.protocol != BWS:
+        raise TaskInputError("this is not a Best-Worst Scaling study")
+    position = data.get("position")
+    entry = (
+        next((e for e in assignment.items if e["position"] == position), None)
+        if is_whole_number(position)
+        else None
+    )
+    if entry is None:
+        raise TaskInputError(f"tuple {position!r} is not in this block")
+    best, worst = _document(assignment, data.get("best")), _document(assignment, data.get("worst"))
+    if best.pk not in entry["documents"] or worst.pk not in entry["documents"]:
+        raise TaskInputError("best and worst must be outputs of this tuple")
+    if best.pk == worst.pk:
+        raise TaskInputError("best and worst must be different outputs")
+    value = data.get("value")
+    value_max = assignment.study.config.get("bws", {}).get("value_scale")
+    if value is None and value_max:
+        raise TaskInputError(
+            f"'value' is required: how large the difference is, a whole number from 1 to {value_max}"
+        )
+    if value is not None and (not value_max or not is_whole_number(value) or not 1 <= value <= value_max):
+        raise TaskInputError(f"'value' must be a whole number from 1 to {value_max}" if value_max
+                             else "this study asks for no value rating")  # fmt: skip
+    judgment, _ = BestWorstJudgment.objects.update_or_create(
+        assignment=assignment, position=position,
+        defaults={"documents": sorted(entry["documents"]), "best": best, "worst": worst, "value": value},
+    )  # fmt: skip
+    touch(assignment)
+    return judgment
+
+
+def block_missing(assignment):
+    """What is still to do before submitting a block, or "" when it is complete."""
+    if assignment.study.protocol == BWS:
+        left = len(assignment.items) - assignment.judgments.count()
+        if left:
+            return f"judge every tuple before submitting ({left} left)"
+        if assignment.study.config.get("bws", {}).get("value_scale"):
+            # Judgments saved before the value was required may lack it.
+            unvalued = assignment.judgments.filter(value__isnull=True).count()
+            if unvalued:
+                return f"rate how large the difference is in every tuple before submitting ({unvalued} left)"
+        return ""
+    left = len(assignment.items) - assignment.ratings.count()
+    return f"rate every output before submitting ({left} left)" if left else ""

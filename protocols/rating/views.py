@@ -1,0 +1,20 @@
+"""The rating pages' own task API: save a Likert rating or a best-worst judgment."""
+
+from django.http import JsonResponse
+
+from annotations.views.api import task_api
+
+from .services import judgment_save, rating_save
+
+
+@task_api("POST")
+def ratings(request, assignment, body):
+    rating = rating_save(assignment=assignment, data=body)
+    return JsonResponse({"document": rating.document.external_id, "score": rating.score})
+
+
+@task_api("POST")
+def judgments(request, assignment, body):
+    judgment = judgment_save(assignment=assignment, data=body)
+    return JsonResponse({"position": judgment.position, "best": judgment.best.external_id,
+                         "worst": judgment.worst.external_id, "value": judgment.value})  # fmt: skip

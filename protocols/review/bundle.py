@@ -1,0 +1,103 @@
+"""The review protocol's part of a bundle: review_items.jsonl (the evaluators' spans) and
+the reviewers' answers in assignments.jsonl."""
+
+from collections import Counter
+
+from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.reading import read_jsonl
+from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from studies.protocols import BundleWork
+
+from .bundle_checks import check_review_assignments, check_review_items, evaluator_labels
+from .models import ReviewAnswer, ReviewItem
+from .questions import DEFAULT_QUESTIONS
+
+
+def check_work(directory, spec, documents, broken, locate, problems):
+    segments_of = {d.external_id: d.segments for d in documents}
+    items = []
+    if (directory / "review_items.jsonl").is_file():
+        item_records = read_jsonl(directory / "review_items.jsonl", "review_items.jsonl", problems)
+        items = check_review_items(item_records, problems, documents=segments_of)
+    path = directory / "assignments.jsonl"
+    if not path.is_file():
+        return BundleWork(extra=items)
+    records = read_jsonl(path, "assignments.jsonl", problems)
+    counts = Counter(item["document"] for item in items)
+    questions = spec.config.get("questions") or DEFAULT_QUESTIONS
+    assignments = check_review_assignments(
+        records, problems, documents=segments_of, item_counts=counts, questions=questions
+    )
+    return BundleWork(
+        assignments=assignments, extra=items, annotations=sum(len(a.annotations) for a in assignments)
+    )
+
+
+def write_work(study, work, segment_ids):
+    """Evaluator items (labelled Evaluator A, B, ... in order of appearance) and reviewers' answers."""
+    items, assignments = work.extra, work.assignments
+    document_ids = dict(study.documents.values_list("external_id", "id"))
+    labels = evaluator_labels(item["evaluator"] for item in items)
+    rows = ReviewItem.objects.bulk_create(
+        [
+            ReviewItem(
+                document_id=document_ids[i["document"]],
+                position=i["position"],
+                evaluator=i["evaluator"],
+                label=labels[i["evaluator"]],
+                span_text=i["span_text"],
+                explanation=i["explanation"],
+                occurrence=i["occurrence"],
+                span_status=i["span_status"],
+                locations=i["locations"],
+            )  # fmt: skip
+            for i in items
+        ],
+        batch_size=ROW_BATCH,
+    )
+    item_ids = {(row.document_id, row.position): row.pk for row in rows}
+    if not assignments:
+        return
+    workers = workers_for({(spec.platform, spec.annotator) for spec in assignments})
+    made = submitted_assignments(study, assignments, workers, document_ids)
+    ReviewAnswer.objects.bulk_create(
+        [
+            ReviewAnswer(
+                assignment=row, item_id=item_ids[(row.document_id, entry["item"])], answers=entry["answers"]
+            )
+            for row, spec in zip(made, assignments, strict=True)
+            for entry in spec.annotations
+        ],
+        batch_size=ROW_BATCH,
+    )
+
+
+def export_work(study, assignments, directory, who):
+    """Review studies: review_items.jsonl (the evaluators' items) and the reviewers' answers."""
+    items = (
+        ReviewItem.objects.filter(document__study=study)
+        .select_related("document")
+        .order_by("document__position", "position")
+    )
+    with open(directory / "review_items.jsonl", "w", encoding="utf-8") as handle:
+        for item in items:
+            record = {"document": item.document.external_id, "evaluator": item.evaluator, "span": item.span_text,
+                      "explanation": item.explanation}  # fmt: skip
+            if item.occurrence is not None:
+                record["occurrence"] = item.occurrence
+            elif len(item.locations) == 1:  # a single place: keep it exactly (it may have been given)
+                record["segment"], record["start"], record["end"] = item.locations[0]
+            handle.write(json_line(record))
+    answers = {}
+    for answer in (
+        ReviewAnswer.objects.filter(assignment__study=study).select_related("item").order_by("item__position")
+    ):
+        answers.setdefault(answer.assignment_id, []).append(
+            {"item": answer.item.position, "answers": answer.answers}
+        )
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for assignment in assignments:
+            record = assignment_record(assignment, who)
+            record["answers"] = answers.get(assignment.pk, [])
+            handle.write(json_line(record))
+    write_annotations_csv_header(directory)

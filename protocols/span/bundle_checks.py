@@ -1,0 +1,163 @@
+"""Check assignment records (assignments.jsonl) and their error annotations."""
+
+from dataclasses import dataclass
+
+from bundles.fields import is_int, unknown_fields
+from bundles.headers import HEADER_FIELDS, check_header
+from bundles.specs import AnnotationSpec, AssignmentSpec, SpanSpec
+from studies.spans import span_error
+
+ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "annotations"}
+ANNOTATION_FIELDS = {
+    "segment", "category", "start", "end", "text", "comment", "paired", "answers", "client_id",
+}  # fmt: skip
+SPAN_FIELDS = {"segment", "start", "end", "text"}
+
+
+@dataclass
+class LocateCount:
+    """Spans given only as text, and how many of those were not found (--locate)."""
+
+    asked: int = 0
+    not_found: int = 0
+
+    def summary(self):
+        if not self.asked:
+            return ""
+        return f"--locate: {self.not_found} of {self.asked} spans given only as text were not found"
+
+
+def check_assignments(records, problems, *, documents, categories, broken=(), locate=False):
+    """Check every assignment record against the bundle's documents and categories.
+
+    `documents` maps external id -> list of segment texts; `categories` maps
+    key -> kind; assignments for `broken` documents (already reported) are
+    passed over. Returns (assignment specs, LocateCount).
+    """
+    count = LocateCount()
+    specs, first_line = [], {}
+    for record in records:
+        if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
+            continue
+        spec = _check_assignment(record, problems, documents, categories, locate, count)
+        if spec is None:
+            continue
+        identity = (spec.document, spec.platform, spec.annotator, spec.kind)
+        if identity in first_line:
+            problems.add(record.file, record.line,
+                         f"annotator '{spec.annotator}' already has a {spec.kind} assignment for "
+                         f"'{spec.document}' (line {first_line[identity]})")  # fmt: skip
+            continue
+        first_line[identity] = record.line
+        specs.append(spec)
+    return specs, count
+
+
+def _check_assignment(record, problems, documents, categories, locate, count):
+    value, file, line = record.value, record.file, record.line
+    if not isinstance(value, dict):
+        problems.add(file, line, 'an assignment must be an object: {"document": ..., "annotator": ...}')
+        return None
+    unknown_fields(value, ASSIGNMENT_FIELDS, file, problems, line)
+    ok = True
+    document = value.get("document")
+    if is_int(document):
+        document = str(document)
+    if not isinstance(document, str) or document not in documents:
+        problems.add(file, line, f"assignment for unknown document {document!r}")
+        return None
+    header = check_header(value, file, line, problems)
+    ok = header is not None
+    raw_annotations = value.get("annotations", [])
+    if not isinstance(raw_annotations, list):
+        problems.add(file, line, "'annotations' must be a list (empty: found no error)")
+        return None
+    segments = documents[document]
+    annotations = []
+    for position, raw in enumerate(raw_annotations):
+        where = f"annotation {position + 1}"
+        annotation = _check_annotation(raw, where, segments, categories, locate, count, file, line, problems)
+        if annotation is None:
+            ok = False
+        else:
+            annotation.client_id = annotation.client_id or f"import-{position + 1}"
+            annotations.append(annotation)
+    if not ok:
+        return None
+    return AssignmentSpec(document=document, annotations=annotations, **header)
+
+
+def _check_annotation(raw, where, segments, categories, locate, count, file, line, problems):
+    if not isinstance(raw, dict):
+        problems.add(file, line, f"{where}: must be an object")
+        return None
+    unknown_fields(raw, ANNOTATION_FIELDS, file, problems, line)
+    category = raw.get("category")
+    if category not in categories:
+        problems.add(
+            file,
+            line,
+            f"{where}: unknown category {category!r} (the taxonomy has {', '.join(sorted(categories))})",
+        )
+        return None
+    span = _check_span(raw, f"{where} ({category})", segments, locate, count, file, line, problems)
+    paired = None
+    if categories[category] == "paired":
+        if not isinstance(raw.get("paired"), dict):
+            problems.add(file, line, f"{where}: paired category {category} needs its paired span ('paired')")
+            return None
+        paired = _check_span(raw["paired"], f"{where} ({category}) paired span", segments, locate, count,
+                             file, line, problems, fields=SPAN_FIELDS)  # fmt: skip
+        if span and paired and paired.segment > span.segment:
+            problems.add(file, line, f"{where}: the paired span must be earlier (segment {paired.segment} "
+                                     f"comes after segment {span.segment})")  # fmt: skip
+            return None
+    elif raw.get("paired") is not None:
+        problems.add(file, line, f"{where}: category {category} is singleton but has a paired span")
+        return None
+    comment = raw.get("comment") or ""
+    answers = raw.get("answers") or {}
+    client_id = raw.get("client_id") or ""
+    if not isinstance(comment, str) or not isinstance(answers, dict) or not isinstance(client_id, str):
+        problems.add(file, line, f"{where}: comment and client_id must be text, answers an object")
+        return None
+    if span is None or (categories[category] == "paired" and paired is None):
+        return None
+    return AnnotationSpec(category=category, span=span, paired=paired, comment=comment,
+                          answers=answers, client_id=client_id)  # fmt: skip
+
+
+def _check_span(raw, where, segments, locate, count, file, line, problems, fields=None):
+    if fields is not None:
+        unknown_fields(raw, fields, file, problems, line)
+    index = raw.get("segment")
+    if not is_int(index) or not 0 <= index < len(segments):
+        problems.add(
+            file, line, f"{where}: segment {index!r} is not in the document (0 to {len(segments) - 1})"
+        )
+        return None
+    segment = segments[index]
+    start, end, text = raw.get("start"), raw.get("end"), raw.get("text")
+    if text is not None and not isinstance(text, str):
+        problems.add(file, line, f"{where}: 'text' must be text")
+        return None
+    if start is None and end is None and text:
+        if not locate:
+            problems.add(
+                file,
+                line,
+                f"{where}: no start/end offsets; import with --locate (admin: 'Locate spans by text') to find {text!r} by its text",
+            )
+            return None
+        count.asked += 1
+        start = segment.find(text)
+        if start < 0:
+            count.not_found += 1
+            problems.add(file, line, f"{where}: span text {text!r} not found in segment {index}")
+            return None
+        return SpanSpec(segment=index, start=start, end=start + len(text), text=text)
+    error = span_error(segment, start, end, text)
+    if error:
+        problems.add(file, line, f"{where}: {error.replace('the segment', f'segment {index}')}")
+        return None
+    return SpanSpec(segment=index, start=start, end=end, text=segment[start:end])

@@ -1,0 +1,51 @@
+"""The span protocol's judgments: error spans marked in a document's segments."""
+
+from django.db import models
+from django.db.models import F, Q
+
+
+class ErrorAnnotation(models.Model):
+    """An error span in a segment; a paired category also holds an earlier span."""
+
+    assignment = models.ForeignKey(
+        "annotations.Assignment", on_delete=models.CASCADE, related_name="annotations"
+    )
+    segment = models.ForeignKey("studies.Segment", on_delete=models.CASCADE, related_name="+")
+    category = models.ForeignKey("studies.Category", on_delete=models.PROTECT, related_name="annotations")
+    start = models.PositiveIntegerField()
+    end = models.PositiveIntegerField()
+    text = models.TextField()
+    paired_segment = models.ForeignKey(
+        "studies.Segment", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    paired_start = models.PositiveIntegerField(null=True, blank=True)
+    paired_end = models.PositiveIntegerField(null=True, blank=True)
+    paired_text = models.TextField(blank=True)
+    comment = models.TextField(blank=True)
+    answers = models.JSONField(default=dict, blank=True)
+    client_id = models.CharField(max_length=64, help_text="Client-made id: saves are idempotent.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["assignment", "segment__index", "start", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(start__gte=0) & Q(start__lt=F("end")), name="annotation_span_valid"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    Q(paired_segment__isnull=True, paired_start__isnull=True, paired_end__isnull=True)
+                    | Q(
+                        paired_segment__isnull=False,
+                        paired_start__gte=0,
+                        paired_end__isnull=False,
+                        paired_start__lt=F("paired_end"),
+                    )
+                ),
+                name="annotation_paired_all_or_none",
+            ),
+            models.UniqueConstraint(fields=["assignment", "client_id"], name="annotation_unique_client_id"),
+        ]
+
+    def __str__(self):
+        return f"{self.category_id} [{self.start}, {self.end})"

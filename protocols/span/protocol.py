@@ -1,0 +1,98 @@
+"""The span protocol: workers read a document segment by segment and mark error spans
+with a category of the study's taxonomy (FALTE, SNaC)."""
+
+from django.shortcuts import render
+
+from accounts.policy import ModelRule
+from annotations.services.task import furthest_segment
+from qualification.selectors import qualification_report
+from reports.metrics.spans import span_report
+from studies.models import Segment
+from studies.protocols import Protocol
+
+from . import bundle, config, exports, feedback, report, report_page, scoring, selectors
+
+
+class SpanProtocol(Protocol):
+    key = "span"
+    label = "Span annotation"
+    works_on = "document"
+    needs_taxonomy = True
+    config_options = config.OPTIONS
+    access_rules = {
+        "span.errorannotation": ModelRule(
+            "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
+        ),
+    }
+    researcher_models = ("span.errorannotation",)
+    task_urls = "protocols.span.urls"
+    api_routes = (("annotations", "protocols.span.api.ErrorAnnotationViewSet", "annotation"),)
+    report_template = "span/report_section.html"
+    feedback_template = "span/feedback_documents.html"
+
+    def page(self, request, assignment):
+        return render(
+            request,
+            "span/task.html",
+            {
+                "assignment": assignment,
+                "study": assignment.study,
+                "task_data": selectors.task_page_data(assignment),
+            },
+        )
+
+    def state(self, assignment):
+        return selectors.task_state(assignment)
+
+    def missing(self, assignment):
+        if (
+            furthest_segment(assignment)
+            < Segment.objects.filter(document_id=assignment.document_id).count() - 1
+        ):
+            return "read every segment before submitting"
+        return ""
+
+    def score_against_gold(self, assignments):
+        study = assignments[0].study if assignments else None
+        if study is None or not study.taxonomy_id:
+            return scoring.score_assignments(assignments, [])
+        categories = [
+            (key, kind == "paired") for key, kind in study.taxonomy.categories.values_list("key", "kind")
+        ]
+        return scoring.score_assignments(assignments, categories)
+
+    def feedback_documents(self, assignments):
+        return feedback.feedback_documents(assignments)
+
+    def bundle_check(self, directory, spec, documents, broken, locate, problems):
+        return bundle.check_work(directory, spec, documents, broken, locate, problems)
+
+    def bundle_write(self, study, work, segment_ids):
+        bundle.write_work(study, work, segment_ids)
+
+    def bundle_export(self, study, assignments, directory, who):
+        bundle.export_work(study, assignments, directory, who)
+
+    def report(self, study, progress):
+        data = report.span_study_for(study)
+        progress(0.2)
+        result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction))
+        qualification = qualification_report(study)
+        if qualification is not None:
+            result["qualification"] = qualification
+        return result
+
+    def report_context(self, result):
+        return report_page.span_report_context(result)
+
+    def export_columns(self, study):
+        return exports.COLUMNS
+
+    def export_rows(self, study):
+        return exports.span_rows(study)
+
+    def export_row_count(self, study):
+        return exports.span_row_count(study)
+
+
+PROTOCOLS = [SpanProtocol()]

@@ -1,0 +1,123 @@
+"""The span page's writes: add and remove error spans, move between segments.
+
+Each locks the assignment row first (annotations.services.task.locked_open),
+so a double click or two tabs cannot interleave writes; adds carry a
+client-made id, so a retried save stores nothing twice.
+"""
+
+from django.db import transaction
+
+from annotations.services.task import TaskInputError, furthest_segment, locked_open, touch
+from studies.models import Segment
+from studies.spans import is_whole_number, span_error
+
+from .models import ErrorAnnotation
+
+MAX_COMMENT = 2000
+MAX_VISITS_KEPT = 5000
+
+
+def _segments_by_index(assignment, data):
+    """The segments a request names (not the whole document: saves stay cheap)."""
+    wanted = [data.get("segment")]
+    if isinstance(data.get("paired"), dict):
+        wanted.append(data["paired"].get("segment"))
+    wanted = [index for index in wanted if is_whole_number(index)]
+    segments = Segment.objects.filter(document_id=assignment.document_id, index__in=wanted)
+    return {segment.index: segment for segment in segments.only("id", "index", "text")}
+
+
+def _span(raw, segments, reachable, label):
+    if not isinstance(raw, dict):
+        raise TaskInputError(f"{label}: give segment, start, end and text")
+    index = raw.get("segment")
+    if not is_whole_number(index) or index not in segments:
+        raise TaskInputError(f"{label}: segment {index!r} is not in this document")
+    if index > reachable:
+        raise TaskInputError(f"{label}: segment {index} has not been reached yet")
+    text = raw.get("text")
+    if not isinstance(text, str):
+        raise TaskInputError(f"{label}: 'text' must be the selected text")
+    error = span_error(segments[index].text, raw.get("start"), raw.get("end"), text)
+    if error:
+        raise TaskInputError(f"{label}: {error}")
+    return segments[index], raw["start"], raw["end"], text
+
+
+@transaction.atomic
+def annotation_add(*, assignment, data):
+    """Store one error annotation from the worker page; returns (annotation, created).
+
+    `data` is the decoded JSON body: client_id, category, segment, start, end,
+    text, comment, and for a paired category `paired` {segment, start, end, text}.
+    The same client_id again returns the stored annotation (a retried save).
+    """
+    if not isinstance(data, dict):
+        raise TaskInputError("send a JSON object")
+    client_id = data.get("client_id")
+    if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
+        raise TaskInputError("'client_id' must be text of 1 to 64 characters")
+    assignment = locked_open(assignment)
+    existing = assignment.annotations.filter(client_id=client_id).first()
+    if existing is not None:
+        return existing, False
+    category = assignment.study.taxonomy.categories.filter(key=data.get("category")).first() if (
+        assignment.study.taxonomy_id and isinstance(data.get("category"), str)
+    ) else None  # fmt: skip
+    if category is None:
+        raise TaskInputError(f"category {data.get('category')!r} is not in this study's taxonomy")
+    segments = _segments_by_index(assignment, data)
+    reachable = furthest_segment(assignment)
+    segment, start, end, text = _span(data, segments, reachable, "span")
+    paired = data.get("paired")
+    if category.is_paired:
+        if paired is None:
+            raise TaskInputError(f"{category.label} is a paired category: also select the earlier span")
+        paired_segment, paired_start, paired_end, paired_text = _span(
+            paired, segments, reachable, "paired span"
+        )
+        if paired_segment.index > segment.index:
+            raise TaskInputError("paired span: it must be in the same or an earlier segment")
+    elif paired is not None:
+        raise TaskInputError(f"{category.label} takes one span only, not a paired span")
+    else:
+        paired_segment = paired_start = paired_end = None
+        paired_text = ""
+    comment = data.get("comment") or ""
+    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+        raise TaskInputError(f"'comment' must be text of at most {MAX_COMMENT} characters")
+    # The assignment row lock serialises this worker's saves, so the client_id
+    # check above cannot race with another insert of the same annotation.
+    annotation = ErrorAnnotation.objects.create(
+        assignment=assignment, segment=segment, category=category, start=start, end=end,
+        text=text, paired_segment=paired_segment, paired_start=paired_start,
+        paired_end=paired_end, paired_text=paired_text, comment=comment, client_id=client_id,
+    )  # fmt: skip
+    touch(assignment)
+    return annotation, True
+
+
+@transaction.atomic
+def annotation_remove(*, assignment, client_id):
+    """Remove an annotation by its client id; removing one already gone is fine."""
+    assignment = locked_open(assignment)
+    assignment.annotations.filter(client_id=client_id).delete()
+    touch(assignment)
+
+
+@transaction.atomic
+def assignment_move(*, assignment, segment):
+    """Go to segment `segment`: back to any seen one, or on to the next."""
+    assignment = locked_open(assignment)
+    count = Segment.objects.filter(document_id=assignment.document_id).count()
+    if not is_whole_number(segment) or not 0 <= segment < count:
+        raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
+    if segment > furthest_segment(assignment) + 1:
+        raise TaskInputError("segments are done in order: finish the current one first")
+    if not assignment.segments_visited:
+        assignment.segments_visited = [assignment.current_segment]
+    if len(assignment.segments_visited) < MAX_VISITS_KEPT:
+        assignment.segments_visited.append(segment)
+    assignment.current_segment = segment
+    touch(assignment, "current_segment", "segments_visited")
+    return assignment

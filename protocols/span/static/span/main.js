@@ -1,0 +1,204 @@
+/**
+ * The annotation page: wires the state, the save queue, the renderers and
+ * the worker's mouse and keyboard together. FALTE's steps: select a span,
+ * choose a category, (paired) select the earlier span, comment, Add.
+ */
+
+import { handOff, sharedQueueCallbacks } from "../worker/saving.js";
+import { fetchState, reportActivity, SaveQueue } from "../worker/api.js";
+import { startActivityClock } from "../worker/activity.js";
+import { attachCue } from "./cue.js";
+import { buildCategories, renderClosed, renderList, renderNav, renderPending } from "./panels.js";
+import { attachKeyboard } from "./keyboard.js";
+import { attachMouse } from "./mouse.js";
+import { renderText } from "./render.js";
+import { TaskState } from "./state.js";
+
+const data = JSON.parse(document.getElementById("task-data").textContent);
+const state = new TaskState(data);
+const byId = (id) => document.getElementById(id);
+const els = Object.fromEntries(
+  Object.entries({
+    text: "task-text", context: "context", current: "current", banner: "banner", saveWarning: "save-warning",
+    completion: "completion", message: "message", pendingPanel: "pending-panel", prompt: "step-prompt",
+    pendingSpan: "pending-span", pendingSpanText: "pending-span-text", pendingPaired: "pending-paired",
+    pendingPairedText: "pending-paired-text", comment: "comment", add: "add", cancel: "cancel",
+    categories: "category-buttons", description: "category-description", list: "annotation-list",
+    listEmpty: "list-empty", count: "annotation-count", counter: "segment-counter",
+    currentHeading: "current-heading", nav: "segment-nav", previous: "previous", next: "next",
+    submit: "submit", dialog: "submit-dialog", keys: "keys-help",
+  }).map(([name, id]) => [name, byId(id)]),
+);
+
+function render() {
+  // Rebuilding the text under a drag in progress would lose the selection.
+  if (mouse.dragging) mouse.textStale = true;
+  else renderText(state, els);
+  renderPending(state, els, categoryButtons);
+  renderList(state, els, removeAnnotation);
+  renderNav(state, els);
+  renderClosed(state, els, data.api.done);
+}
+
+function say(message, { error = false } = {}) {
+  els.message.textContent = message;
+  els.message.classList.toggle("error", error);
+}
+
+
+// --- saving ------------------------------------------------------------------
+
+const queue = new SaveQueue(data.token, data.api, {
+  onSaved(op, result) {
+    if (op.kind === "add") state.markSaved(op.body.client_id);
+    if (op.kind === "submit") {
+      state.submitting = false;
+      state.status = result.status;
+      state.completion = result.completion;
+      state.cancelPending();
+    }
+    els.saveWarning.hidden = true;
+    render();
+    if (op.kind === "submit") {
+      els.completion.focus();
+      handOff(result.completion);
+    }
+  },
+  onRejected(op, message) {
+    say(`Not saved: ${message}`, { error: true });
+    if (op.kind === "add") state.removeAnnotation(op.body.client_id);
+    if (op.kind === "remove" && op.body.annotation) state.addAnnotation(op.body.annotation, true);
+    if (op.kind === "submit") state.submitting = false;
+    if (op.kind === "move") resync();
+    render();
+  },
+  ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: false }),
+});
+
+/** Show what this tab did but the server has not stored yet (after a reload). */
+function replay(ops) {
+  for (const op of ops) {
+    if (op.kind === "add") state.addAnnotation(op.body, false);
+    if (op.kind === "remove") state.removeAnnotation(op.body.client_id);
+    if (op.kind === "move") state.moveTo(op.body.segment);
+    if (op.kind === "submit") state.submitting = true;
+  }
+}
+
+async function resync() {
+  const result = await fetchState(data.api);
+  if (result.status !== 200) return;
+  state.applyServer(result.data);
+  if (!state.readOnly) replay(queue.ops);
+  render();
+}
+
+// --- the worker's actions -----------------------------------------------------
+
+function chooseCategory(key, { fromKeyboard = false } = {}) {
+  if (state.readOnly) return;
+  state.chooseCategory(key);
+  render();
+  say(`Category: ${state.pendingCategory.label}.`);
+  if (fromKeyboard && state.pendingReady) els.add.focus();
+}
+
+function addAnnotation() {
+  if (state.readOnly || !state.pendingReady) return;
+  const annotation = state.takePending();
+  state.addAnnotation(annotation, false);
+  queue.push({ kind: "add", body: annotation });
+  render();
+  say(`Added: ${state.category(annotation.category).label}.`);
+}
+
+function removeAnnotation(clientId) {
+  if (state.readOnly) return;
+  const position = state.sortedAnnotations().findIndex((a) => a.client_id === clientId);
+  const removed = state.removeAnnotation(clientId);
+  if (!removed) return;
+  queue.push({ kind: "remove", body: { client_id: clientId, annotation: removed } });
+  render();
+  say(`Removed: ${state.category(removed.category)?.label ?? removed.category}.`);
+  // Keep keyboard users in the list: focus the row that took the removed one's place.
+  const buttons = els.list.querySelectorAll("button.remove");
+  (buttons[Math.min(position, buttons.length - 1)] ?? els.add).focus();
+}
+
+function cancelPending() {
+  state.cancelPending();
+  render();
+  say("Cancelled.");
+}
+
+/** Moving on would drop a half-made annotation: ask the worker to finish it first. */
+function blockedByPending() {
+  if (!state.pending.span) return false;
+  say("Add the annotation you started, or cancel it with Escape, before moving on.", { error: true });
+  return true;
+}
+
+function moveTo(index) {
+  if (state.readOnly || state.submitting || !state.segment(index) || blockedByPending()) return;
+  state.cancelPending();
+  state.moveTo(index);
+  queue.push({ kind: "move", body: { segment: index } });
+  render();
+  say(`Segment ${index + 1} of ${state.segments.length}.`);
+}
+
+function openSubmit() {
+  if (state.readOnly || state.submitting || state.current < state.lastIndex || blockedByPending()) return;
+  els.dialog.returnValue = ""; // Escape keeps the last returnValue: never let it be an old "confirm"
+  els.dialog.showModal();
+}
+
+els.dialog.addEventListener("close", () => {
+  if (els.dialog.returnValue !== "confirm" || state.readOnly) return;
+  state.submitting = true;
+  queue.push({ kind: "submit", body: {} });
+  render();
+  say("Submitting…");
+});
+
+// --- start ----------------------------------------------------------------------
+
+els.comment.addEventListener("input", () => {
+  state.pending.comment = els.comment.value;
+  renderPending(state, els, categoryButtons);
+});
+els.add.addEventListener("click", addAnnotation);
+els.cancel.addEventListener("click", cancelPending);
+els.previous.addEventListener("click", () => moveTo(state.current - 1));
+els.next.addEventListener("click", () => moveTo(state.current + 1));
+els.submit.addEventListener("click", openSubmit);
+window.addEventListener("beforeunload", (event) => {
+  if (!queue.size) return;
+  // Unsaved work: ask before leaving (it is also kept in localStorage for the next visit).
+  event.preventDefault();
+  event.returnValue = "";
+});
+
+const categoryButtons = buildCategories(state, els, (key) => chooseCategory(key));
+const mouse = attachMouse(state, els, { render, say });
+attachKeyboard(state, els.dialog, {
+  chooseCategory: (key) => chooseCategory(key, { fromKeyboard: true }),
+  add: addAnnotation,
+  cancel: cancelPending,
+  next: () => (state.current < state.lastIndex ? moveTo(state.current + 1) : openSubmit()),
+  previous: () => moveTo(state.current - 1),
+});
+if (state.coreferenceCue) attachCue(els.text);
+if (state.readOnly) queue.clear();
+else replay(queue.ops);
+render();
+queue.run();
+startActivityClock({
+  intervalSeconds: Math.max(1, data.activity_interval_seconds || 15),
+  isOpen: () => !state.readOnly,
+  async report(seconds) {
+    const result = await reportActivity(data.api, seconds);
+    if (result.status === 409) queue.handlers.onClosed(result.data?.error ?? "This task can no longer change.");
+    return result.status === 200;
+  },
+});

@@ -1,0 +1,29 @@
+"""The span page's own task API: add and remove spans, move between segments."""
+
+from django.http import JsonResponse
+
+from annotations.views.api import task_api
+
+from .selectors import annotation_data
+from .services import annotation_add, annotation_remove, assignment_move
+
+
+@task_api("POST")
+def annotations(request, assignment, body):
+    annotation, created = annotation_add(assignment=assignment, data=body)
+    segment_index = annotation.segment.index
+    paired_index = annotation.paired_segment.index if annotation.paired_segment_id else None
+    data = annotation_data(annotation, segment_index, paired_index)
+    return JsonResponse(data, status=201 if created else 200)
+
+
+@task_api("DELETE")
+def annotation(request, assignment, body, client_id):
+    annotation_remove(assignment=assignment, client_id=client_id)
+    return JsonResponse({"removed": client_id})
+
+
+@task_api("POST")
+def move(request, assignment, body):
+    moved = assignment_move(assignment=assignment, segment=body.get("segment"))
+    return JsonResponse({"current_segment": moved.current_segment})

@@ -1,0 +1,167 @@
+"""The contract between the core and the protocols (docs/architecture.md).
+
+A protocol (span annotation, Likert, BWS, review, pairwise comparison, ...) is
+a Django app under `protocols/`. Its AppConfig.ready() registers one Protocol
+object per protocol key it serves; the core (studies, accounts, annotations,
+bundles, reports, exports, api, qualification) asks the registry and never
+imports a protocol module. Every hook has a default that means "this protocol
+has none of that", so a protocol fills in only what it does.
+
+Names a protocol's Study rows store in `Study.protocol` are the registry's
+keys; a key whose app is no longer installed is refused by forms and imports
+and shown as-is in admin.
+"""
+
+from dataclasses import dataclass, field
+
+from accounts import policy
+
+
+class UnknownProtocol(LookupError):
+    """A study names a protocol no installed app registers."""
+
+
+@dataclass(frozen=True)
+class BundleWork:
+    """What a protocol found in a bundle's work files, checked and ready to write."""
+
+    assignments: list = field(default_factory=list)
+    extra: object = None  # the protocol's own (e.g. a review study's evaluator items)
+    located: object = None  # a LocateCount when spans were located by their text
+    annotations: int = 0  # judgments, spans or answers, for the import summary
+
+
+class Protocol:
+    """One protocol. Subclass it in the protocol's app and register an instance.
+
+    Hooks take core objects (Study, Assignment, Document) and return plain
+    data, responses or None; none of them may rely on another protocol.
+    """
+
+    key = ""  # the value of Study.protocol
+    label = ""
+    # "document": an assignment is one document (span, review); "block": a
+    # block of items handed out whole (Likert, BWS, pairwise).
+    works_on = "document"
+    needs_taxonomy = False
+    # {option name: check(value, path) -> [studies.config.ConfigProblem]}
+    config_options = {}
+    # {"app_label.model": accounts.policy.ModelRule}: who reads and changes the protocol's models.
+    access_rules = {}
+    # Model names (lower case) of the protocol's app that researchers manage in admin.
+    researcher_models = ()
+    # Dotted path of a URLconf with the protocol's task API (under /api/task/<token>/), or "".
+    task_urls = ""
+    # REST API resources: (prefix, dotted path of a viewset, basename), under /api/.
+    api_routes = ()
+    # The report page's section: a template, filled with report_context(result).
+    report_template = ""
+
+    # The worker's task page and its JSON API.
+    def page(self, request, assignment):
+        """The task page of an assignment (an HttpResponse)."""
+        raise NotImplementedError
+
+    def state(self, assignment):
+        """What the task page loads: a JSON-ready dict."""
+        raise NotImplementedError
+
+    def missing(self, assignment):
+        """Why the assignment cannot be submitted yet, or "" when it can."""
+        return ""
+
+    def block_items(self, study, block, rng):
+        """A block study: one worker's items of `block` (stored in Assignment.items), shuffled by `rng`."""
+        return []
+
+    def after_submit(self, assignment):
+        """Called inside the submit's transaction, after the assignment is marked submitted."""
+
+    # Gold: qualification rounds and attention checks.
+    def score_against_gold(self, assignments):
+        """Scores of one worker's assignments against gold, or None when nothing has gold."""
+        return None
+
+    def feedback_documents(self, assignments):
+        """Per qualification assignment: what the feedback page shows (template context)."""
+        return []
+
+    feedback_template = ""
+
+    # Bundles (bundles/): the protocol's part of a bundle's files.
+    def bundle_check(self, directory, spec, documents, broken, locate, problems):
+        """Read and check the work files (assignments.jsonl, ...) into a BundleWork."""
+        return BundleWork()
+
+    def bundle_write(self, study, work, segment_ids):
+        """Write a checked BundleWork of a new study (inside the import's transaction)."""
+
+    def bundle_export(self, study, assignments, directory, who):
+        """Write the study's work files; `who(assignment)` gives (annotator, platform)."""
+
+    # Reports and exports.
+    def report(self, study, progress):
+        """The study report's body (the report JSON without its header); `progress(fraction)`."""
+        return {}
+
+    def report_context(self, result):
+        """Template context of report_template from a finished report's JSON (None: nothing to show)."""
+        return {}
+
+    def export_columns(self, study):
+        """The annotation table's columns (exports/rows.py adds the identity columns)."""
+        return []
+
+    def export_rows(self, study):
+        """The table's rows of submitted work: (row, (worker platform, worker external id)) pairs."""
+        return iter(())
+
+    def export_row_count(self, study):
+        return 0
+
+    def __repr__(self):
+        return f"<Protocol {self.key}>"
+
+
+# The protocol of a study.yaml without `protocol:` (and Study.protocol's default).
+DEFAULT = "span"
+
+_registry = {}  # in registration order: INSTALLED_APPS order
+
+
+def register(protocol):
+    """Register a Protocol instance; an app's AppConfig.ready() calls this."""
+    if not protocol.key:
+        raise ValueError(f"{type(protocol).__name__} has no key")
+    if protocol.key in _registry and type(_registry[protocol.key]) is not type(protocol):
+        raise ValueError(f"protocol '{protocol.key}' is registered twice")
+    _registry[protocol.key] = protocol
+    policy.add_rules(protocol.access_rules)
+    return protocol
+
+
+def get(key):
+    """The registered protocol of `key` (raises UnknownProtocol)."""
+    try:
+        return _registry[key]
+    except KeyError:
+        raise UnknownProtocol(
+            f"unknown protocol '{key}' (installed: {', '.join(installed_keys())})"
+        ) from None
+
+
+def of(study):
+    return get(study.protocol)
+
+
+def installed_keys():
+    return list(_registry)
+
+
+def registered():
+    return list(_registry.values())
+
+
+def choices():
+    """Study.protocol's choices: the installed protocols (a callable, so adding one needs no migration)."""
+    return [(protocol.key, protocol.label) for protocol in registered()]

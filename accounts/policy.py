@@ -20,6 +20,10 @@ from dataclasses import dataclass
 
 from django.db.models import Q
 
+from accounts.models import StudyMembership
+from studies import protocols
+from studies.models import Study
+
 SUPERUSER = "superuser"
 RESEARCHER = "researcher"
 ANALYST = "analyst"
@@ -33,8 +37,6 @@ def study_roles(user):
     """{study id: membership role} of `user`, read once per user object (one request)."""
     roles = getattr(user, _ROLES_CACHE, None)
     if roles is None:
-        from accounts.models import StudyMembership
-
         roles = dict(StudyMembership.objects.filter(user=user).values_list("study_id", "role"))
         setattr(user, _ROLES_CACHE, roles)
     return roles
@@ -80,14 +82,10 @@ def readable_config(user, study):
 
 def readable_studies(user):
     """The studies `user` may read (all for a superuser, else their memberships)."""
-    from studies.models import Study
-
     return Study.objects.for_user(user)
 
 
 def managed_studies(user):
-    from studies.models import Study
-
     return Study.objects.managed_by(user)
 
 
@@ -183,17 +181,18 @@ RULES = {
 }
 
 
-def add_rules(rules):
-    """Add the rows of a protocol's models (Protocol.access_rules), at app start-up."""
-    for label, rule in rules.items():
-        if label in RULES and RULES[label] != rule:
-            raise ValueError(f"the access policy already has a different rule for {label}")
-        RULES[label] = rule
-
-
 def rule_for(model):
-    """The policy row of a model (KeyError for a model the policy does not know: add it)."""
-    return RULES[model._meta.label_lower]
+    """The policy row of a model: the core's RULES, or its protocol's access_rules.
+
+    KeyError for a model the policy does not know: add it.
+    """
+    label = model._meta.label_lower
+    if label in RULES:
+        return RULES[label]
+    for protocol in protocols.registered():
+        if label in protocol.access_rules:
+            return protocol.access_rules[label]
+    raise KeyError(label)
 
 
 def hidden_fields(user, model, study_id):

@@ -8,6 +8,8 @@ import secrets
 from django.db import models
 from django.db.models import Q
 
+from studies.models import Study
+
 
 def new_task_token():
     # 32 url-safe characters = 192 random bits; the token is the worker's only key.
@@ -19,8 +21,6 @@ class AssignmentQuerySet(models.QuerySet):
         return self.filter(token=token)
 
     def for_user(self, user):
-        from studies.models import Study
-
         return self.filter(study__in=Study.objects.for_user(user))
 
 

@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from annotations.models import Assignment
+from qualification.models import QualificationResult
 from studies.config import safe_http_url
 
 MTURK_SUBMIT_HOSTS = ("https://www.mturk.com", "https://workersandbox.mturk.com")
@@ -59,8 +60,6 @@ def feedback_url(assignment):
     """The candidate's feedback page, once a qualification assignment is submitted."""
     if assignment.kind != Assignment.Kind.QUALIFICATION or assignment.status != Assignment.Status.SUBMITTED:
         return None
-    from qualification.models import QualificationResult
-
     result = QualificationResult.objects.filter(
         qualification__study=assignment.study, worker=assignment.worker
     ).first()

@@ -3,11 +3,11 @@
 from django.conf import settings
 from django.db import models
 
+from studies.models import Study
+
 
 class ExportQuerySet(models.QuerySet):
     def for_user(self, user):
-        from studies.models import Study
-
         return self.filter(study__in=Study.objects.for_user(user), requested_by=user)
 
 

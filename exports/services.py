@@ -7,22 +7,23 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from falte_site.celery import task
+
 from .models import Export
 from .rows import csv_lines, jsonl_lines, row_count
 
 log = logging.getLogger(__name__)
+WRITE_TASK = "exports.tasks.export_write_task"  # exports/tasks.py
 WRITERS = {Export.Format.CSV: csv_lines, Export.Format.JSONL: jsonl_lines}
 
 
 @transaction.atomic
 def export_request(*, study, user, format, with_platform_ids=False):
     """Queue an export job (for exports too large to stream in one request)."""
-    from .tasks import export_write_task
-
     export = Export.objects.create(
         study=study, requested_by=user, format=format, with_platform_ids=with_platform_ids
     )
-    transaction.on_commit(lambda: export_write_task.delay(export.pk))
+    transaction.on_commit(lambda: task(WRITE_TASK).delay(export.pk))
     return export
 
 

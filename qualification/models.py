@@ -6,6 +6,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 
+from studies.models import Study
+
 
 def new_feedback_token():
     return secrets.token_urlsafe(24)
@@ -13,8 +15,6 @@ def new_feedback_token():
 
 class QualificationQuerySet(models.QuerySet):
     def for_user(self, user):
-        from studies.models import Study
-
         return self.filter(study__in=Study.objects.for_user(user))
 
 

@@ -7,4 +7,6 @@ class ReportsConfig(AppConfig):
     verbose_name = "Reports"
 
     def ready(self):
-        from . import signals  # noqa: F401  (worker start-up: pick up stale reports)
+        # Worker start-up picks up stale reports; the tasks are registered in every
+        # process, so services send them by name (falte_site.celery.task).
+        from . import signals, tasks  # noqa: F401

@@ -4,11 +4,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from studies.models import Study
+
 
 class ReportQuerySet(models.QuerySet):
     def for_user(self, user):
-        from studies.models import Study
-
         return self.filter(study__in=Study.objects.for_user(user))
 
     def active(self):

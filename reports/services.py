@@ -9,10 +9,12 @@ from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
+from falte_site.celery import task
 from reports.models import Report
 from reports.study_report import study_report_data
 
 log = logging.getLogger(__name__)
+COMPUTE_TASK = "reports.tasks.report_compute_task"  # reports/tasks.py
 
 # Three tries: a refused connection gives up within about a second, an unreachable
 # host after three broker_connection_timeout waits; then the request answers 503.
@@ -36,11 +38,10 @@ def _send_after_commit(report_id, *, undo=None):
     is raised; without `undo` (recovery) the failure is only logged and the next
     pass tries again, REPORT_STALE_SECONDS after `sent_at`.
     """
-    from reports.tasks import report_compute_task
 
     def send():
         try:
-            report_compute_task.apply_async((report_id,), retry_policy=SEND_RETRY_POLICY)
+            task(COMPUTE_TASK).apply_async((report_id,), retry_policy=SEND_RETRY_POLICY)
         except BrokerError:
             if undo is None:
                 log.warning("report %s: the broker is not reachable; it is sent again later", report_id)

@@ -2,9 +2,9 @@
 
 from celery.signals import worker_ready
 
+from reports.services import reports_requeue_stale
+
 
 @worker_ready.connect
 def requeue_stale_reports(**kwargs):
-    from reports.services import reports_requeue_stale
-
     reports_requeue_stale()

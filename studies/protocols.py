@@ -14,8 +14,6 @@ and shown as-is in admin.
 
 from dataclasses import dataclass, field
 
-from accounts import policy
-
 
 class UnknownProtocol(LookupError):
     """A study names a protocol no installed app registers."""
@@ -136,7 +134,6 @@ def register(protocol):
     if protocol.key in _registry and type(_registry[protocol.key]) is not type(protocol):
         raise ValueError(f"protocol '{protocol.key}' is registered twice")
     _registry[protocol.key] = protocol
-    policy.add_rules(protocol.access_rules)
     return protocol
 
 

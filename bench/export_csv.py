@@ -34,7 +34,7 @@ REFERENCE = """
 import django, os, time
 django.setup()
 from protocols.span.models import ErrorAnnotation
-from exports.resources import ErrorAnnotationResource
+from protocols.span.resources import ErrorAnnotationResource
 queryset = ErrorAnnotation.objects.filter(assignment__study__slug="bench-import").select_related(
     "assignment__study", "assignment__document", "segment", "category", "paired_segment")
 started = time.perf_counter()

@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "protocols.span",
     "protocols.rating",
     "protocols.review",
+    "protocols.pairwise",
 ]
 
 MIDDLEWARE = [

@@ -32,6 +32,7 @@ from accounts.models import StudyMembership, Worker
 from accounts.services import researcher_create
 from annotations.models import Assignment
 from exports.models import Export
+from protocols.pairwise.models import PairwiseChoice
 from qualification.models import Qualification, QualificationResult
 from reports.models import Report
 from reports.study_report import study_report_data
@@ -146,6 +147,15 @@ def _model_of_admin_url(name):
     return None
 
 
+def _pairwise_choice(world):
+    """A choice on S's work, so the pairwise admin's change page is sent every role too."""
+    left, right = world.s.documents.order_by("position")[:2]
+    choice, _ = PairwiseChoice.objects.get_or_create(
+        assignment=world.s_assignment, position=0, defaults={"left": left, "right": right, "choice": "left"}
+    )
+    return choice
+
+
 def s_object(world, model):
     """S's row of `model` (the object an admin or API detail URL is sent)."""
     label = model._meta.label_lower
@@ -160,6 +170,7 @@ def s_object(world, model):
         "accounts.studymembership": world.s.memberships.first(),
         "annotations.assignment": world.s_assignment,
         "span.errorannotation": world.s_assignment.annotations.first(),
+        "pairwise.pairwisechoice": _pairwise_choice(world),
         "qualification.qualification": Qualification.objects.get(study=world.s),
         "qualification.qualificationresult": QualificationResult.objects.get(qualification__study=world.s),
         "reports.report": Report.objects.get(study=world.s),

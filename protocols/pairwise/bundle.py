@@ -1,0 +1,126 @@
+"""The pairwise protocol's part of a bundle: one assignments.jsonl line per worker and block,
+with the worker's choices in the pairs they were shown.
+
+    {"annotator": "w3", "block": "3", "kind": "main", "active_seconds": 310,
+     "choices": [{"left": "art7-bart", "right": "art7-t5", "choice": "left", "strength": 2}]}
+
+`left` is output A as the worker saw it. Export writes the choices in the
+order of the block's pairs; an imported line's pairs are numbered in the
+order given, so export -> import -> export gives the same bytes.
+"""
+
+from annotations.models import Assignment
+from bundles.exporting import json_line, write_annotations_csv_header
+from bundles.importing import DOCUMENT_FILES
+from bundles.problems import Problems
+from bundles.reading import read_falte_documents, read_jsonl
+from bundles.writing import ROW_BATCH, aware, workers_for
+from studies.protocols import BundleWork
+
+from .bundle_checks import check_assignments, check_outputs
+from .models import PairwiseChoice
+
+
+class _DocumentLines:
+    """The line of a document in the documents file, read only when a problem needs one."""
+
+    def __init__(self, directory):
+        self.name = next((name for name in DOCUMENT_FILES if (directory / name).is_file()), DOCUMENT_FILES[0])
+        self.path = directory / self.name
+        self.lines = None
+
+    def __call__(self, external_id):
+        if self.lines is None:
+            self.lines = {}
+            if self.path.is_file():
+                # The core read the file already and reported what is wrong with it.
+                read = read_jsonl if self.name.endswith(".jsonl") else read_falte_documents
+                for record in read(self.path, self.name, Problems()):
+                    value = record.value if isinstance(record.value, dict) else {}
+                    key = value.get("id", value.get("__falte_id"))
+                    self.lines.setdefault(str(key), record.line)
+        return self.lines.get(external_id, 0)
+
+
+def check_work(directory, spec, documents, broken, locate, problems):
+    line_of = _DocumentLines(directory)
+    blocks, refused = check_outputs(documents, problems, line_of.name, line_of)
+    path = directory / "assignments.jsonl"
+    if not path.is_file():
+        return BundleWork()
+    records = read_jsonl(path, "assignments.jsonl", problems)
+    assignments = check_assignments(
+        records, problems, blocks=blocks, broken=set(broken) | refused, study=spec
+    )
+    return BundleWork(assignments=assignments, annotations=sum(len(a.choices) for a in assignments))
+
+
+def write_work(study, work, segment_ids):
+    """One submitted assignment per line, with its choices (inside the import's transaction)."""
+    if not work.assignments:
+        return
+    workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
+    document_ids = dict(study.documents.values_list("external_id", "id"))
+    rows = Assignment.objects.bulk_create(
+        [
+            Assignment(
+                study=study,
+                document=None,
+                block=spec.block,
+                worker=workers[(spec.platform, spec.annotator)],
+                kind=spec.kind,
+                status=Assignment.Status.SUBMITTED,
+                active_seconds=spec.active_seconds,
+                submitted_at=aware(spec.submitted_at),
+                items=[
+                    {"position": n, "left": document_ids[c.left], "right": document_ids[c.right]}
+                    for n, c in enumerate(spec.choices)
+                ],
+            )
+            for spec in work.assignments
+        ],
+        batch_size=ROW_BATCH,
+    )
+    PairwiseChoice.objects.bulk_create(
+        [
+            PairwiseChoice(
+                assignment=row,
+                position=n,
+                left_id=document_ids[c.left],
+                right_id=document_ids[c.right],
+                choice=c.choice,
+                strength=c.strength,
+            )
+            for row, spec in zip(rows, work.assignments, strict=True)
+            for n, c in enumerate(spec.choices)
+        ],
+        batch_size=ROW_BATCH,
+    )
+
+
+def export_work(study, assignments, directory, who):
+    """One line per worker and block, the choices in the order of the block's pairs."""
+    external = dict(study.documents.values_list("id", "external_id"))
+    assignments = sorted(
+        assignments.prefetch_related("pairwise_choices"), key=lambda a: (a.block, *who(a), a.kind)
+    )
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for assignment in assignments:
+            annotator, platform = who(assignment)
+            record = {
+                "annotator": annotator, "platform": platform,
+                "kind": assignment.kind, "block": assignment.block, "active_seconds": assignment.active_seconds,
+            }  # fmt: skip
+            if assignment.submitted_at is not None:
+                record["submitted_at"] = assignment.submitted_at.isoformat()
+            record["choices"] = [
+                {
+                    "left": external[c.left_id],
+                    "right": external[c.right_id],
+                    "choice": c.choice,
+                    "strength": c.strength,
+                }
+                for c in sorted(assignment.pairwise_choices.all(), key=lambda c: c.position)
+            ]
+            handle.write(json_line(record))
+    write_annotations_csv_header(directory)

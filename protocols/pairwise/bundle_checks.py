@@ -1,0 +1,163 @@
+"""Check a pairwise bundle: the blocks' outputs can make pairs, and the choices of assignments.jsonl.
+
+Every problem is `file:line: message`; a line with a problem is left out, so
+one run lists them all and the import writes nothing.
+"""
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from bundles.fields import is_int, unknown_fields
+from bundles.headers import HEADER_FIELDS, check_header
+
+from . import config
+
+LINE_FIELDS = HEADER_FIELDS | {"choices"}
+CHOICE_FIELDS = ("left", "right", "choice", "strength")
+
+
+@dataclass(frozen=True)
+class ChoiceSpec:
+    left: str  # external document ids, as shown: left is A
+    right: str
+    choice: str
+    strength: int | None
+
+
+@dataclass
+class PairwiseAssignmentSpec:
+    """One line of assignments.jsonl: a worker's block and their choices in it, in order."""
+
+    annotator: str
+    block: str
+    platform: str = "import"
+    kind: str = "main"
+    active_seconds: int = 0
+    submitted_at: str | None = None
+    choices: list = field(default_factory=list)
+
+
+def check_outputs(documents, problems, file, line_of):
+    """The blocks' outputs: {block: {external id: (input id, system)}}.
+
+    Every document in a block needs an input id and a system, an input has at
+    most one output per system in a block, and a block needs at least one
+    pair. Returns the outputs that passed and the ids of those that did not.
+    """
+    blocks, refused, first_of = {}, set(), {}
+    for spec in documents:
+        if not spec.block:
+            continue
+        where = f"document '{spec.external_id}' (block '{spec.block}')"
+        if not spec.input_id or not spec.system:
+            problems.add(file, line_of(spec.external_id),
+                         f"{where}: a pairwise study needs the 'input_id' and 'system' of every output")  # fmt: skip
+            refused.add(spec.external_id)
+            continue
+        other = first_of.setdefault((spec.block, spec.input_id, spec.system), spec.external_id)
+        if other != spec.external_id:
+            problems.add(file, line_of(spec.external_id),
+                         f"{where}: input '{spec.input_id}' already has an output of system '{spec.system}' "
+                         f"in this block ('{other}'); a pair compares two systems")  # fmt: skip
+            refused.add(spec.external_id)
+            continue
+        blocks.setdefault(spec.block, {})[spec.external_id] = (spec.input_id, spec.system)
+    for block, outputs in blocks.items():
+        sizes = Counter(input_id for input_id, _ in outputs.values())
+        first = next(iter(outputs))
+        if max(sizes.values()) < 2:
+            problems.add(file, line_of(first), f"block '{block}' has no pair to compare: its inputs need "
+                                               "two or more outputs (of different systems) each")  # fmt: skip
+            continue
+        for external_id, (input_id, _) in outputs.items():
+            if sizes[input_id] == 1:
+                problems.warn(file, line_of(external_id),
+                              f"input '{input_id}' has one output in block '{block}' ('{external_id}'): "
+                              "it is in no pair")  # fmt: skip
+    if documents and not any(spec.block for spec in documents):
+        problems.add(file, 0, "no document has a 'block': a pairwise study hands out blocks of outputs")
+    return blocks, refused
+
+
+def check_assignments(records, problems, *, blocks, broken, study):
+    """The lines of assignments.jsonl as PairwiseAssignmentSpecs (`study`: anything with the config).
+
+    `broken` documents were reported already: a line naming one is left out
+    without a second message.
+    """
+    specs, first_line = [], {}
+    for record in records:
+        spec = _check_line(record, problems, blocks, broken, study)
+        if spec is None:
+            continue
+        identity = (spec.block, spec.platform, spec.annotator, spec.kind)
+        if identity in first_line:
+            problems.add(record.file, record.line, f"annotator '{spec.annotator}' already has a {spec.kind} "
+                                                   f"assignment for block '{spec.block}' (line {first_line[identity]})")  # fmt: skip
+            continue
+        first_line[identity] = record.line
+        specs.append(spec)
+    return specs
+
+
+def _check_line(record, problems, blocks, broken, study):
+    value, file, line = record.value, record.file, record.line
+    if not isinstance(value, dict):
+        problems.add(
+            file, line, 'an assignment must be an object: {"block": ..., "annotator": ..., "choices": [...]}'
+        )
+        return None
+    unknown_fields(value, LINE_FIELDS, file, problems, line)
+    header = check_header(value, file, line, problems)
+    if header is None:
+        return None
+    if header["block"] not in blocks:
+        problems.add(file, line, f"assignment for unknown block {header['block']!r}")
+        return None
+    raw = value.get("choices", [])
+    if not isinstance(raw, list):
+        problems.add(file, line, "'choices' must be a list of {left, right, choice, strength}")
+        return None
+    choices, seen = [], {}
+    for number, item in enumerate(raw, start=1):
+        choice = _check_choice(item, f"choice {number}", blocks[header["block"]], broken, seen, study,
+                               lambda message: problems.add(file, line, message))  # fmt: skip
+        if choice is None:
+            return None
+        seen[frozenset((choice.left, choice.right))] = number
+        choices.append(choice)
+    return PairwiseAssignmentSpec(choices=choices, **header)
+
+
+def _check_choice(item, where, outputs, broken, seen, study, report):
+    if (
+        not isinstance(item, dict)
+        or set(item) - set(CHOICE_FIELDS)
+        or not {"left", "right", "choice"} <= set(item)
+    ):
+        report(f'{where}: give {{"left", "right", "choice", "strength"}}')
+        return None
+    left, right = (str(item[side]) if is_int(item[side]) else item[side] for side in ("left", "right"))
+    for document in (left, right):
+        if isinstance(document, str) and document in broken:
+            return None
+        if not isinstance(document, str) or document not in outputs:
+            report(f"{where}: document {document!r} is not an output of this block")
+            return None
+    if left == right:
+        report(f"{where}: left and right must be different documents")
+        return None
+    if outputs[left][0] != outputs[right][0]:
+        report(f"{where}: '{left}' and '{right}' are outputs of different inputs "
+               f"('{outputs[left][0]}', '{outputs[right][0]}')")  # fmt: skip
+        return None
+    earlier = seen.get(frozenset((left, right)))
+    if earlier is not None:
+        report(f"{where}: the pair '{left}' / '{right}' is already chosen in choice {earlier}")
+        return None
+    choice, strength = item["choice"], item.get("strength")
+    problem = config.choice_problem(study, choice) or config.strength_problem(study, choice, strength)
+    if problem:
+        report(f"{where}: {problem}")
+        return None
+    return ChoiceSpec(left=left, right=right, choice=choice, strength=strength)

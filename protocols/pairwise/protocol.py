@@ -1,0 +1,74 @@
+"""The pairwise comparison protocol (Tang et al. 2022, section 2.3): a worker sees two outputs of
+the same input by different systems, A on the left and B on the right, and picks the better one
+or, when the study allows it, "about the same"; optionally how clearly. Blocks, as in the rating
+studies, with test-retest."""
+
+from django.shortcuts import render
+
+from accounts.policy import ModelRule
+from studies.protocols import Protocol
+
+from . import blocks, bundle, config, exports, report, report_page, selectors, services
+from .keys import PAIRWISE
+
+
+class PairwiseProtocol(Protocol):
+    key = PAIRWISE
+    label = "Pairwise comparison"
+    works_on = "block"
+    config_options = config.OPTIONS
+    access_rules = {
+        "pairwise.pairwisechoice": ModelRule("assignment__study", change="nobody"),
+    }
+    researcher_models = ("pairwise.pairwisechoice",)
+    task_urls = "protocols.pairwise.urls"
+    report_template = "pairwise/report_section.html"
+
+    def page(self, request, assignment):
+        return render(
+            request,
+            "pairwise/task.html",
+            {
+                "assignment": assignment,
+                "study": assignment.study,
+                "allow_ties": config.allow_ties(assignment.study),
+                "strength_max": config.strength_max(assignment.study),
+                "task_data": selectors.pairwise_page_data(assignment),
+            },
+        )
+
+    def state(self, assignment):
+        return selectors.pairwise_state(assignment)
+
+    def missing(self, assignment):
+        return services.block_missing(assignment)
+
+    def block_items(self, study, block, rng):
+        return blocks.pairwise_items(study, block, rng)
+
+    def bundle_check(self, directory, spec, documents, broken, locate, problems):
+        return bundle.check_work(directory, spec, documents, broken, locate, problems)
+
+    def bundle_write(self, study, work, segment_ids):
+        bundle.write_work(study, work, segment_ids)
+
+    def bundle_export(self, study, assignments, directory, who):
+        bundle.export_work(study, assignments, directory, who)
+
+    def report(self, study, progress):
+        return report.study_report(study, progress)
+
+    def report_context(self, result):
+        return report_page.pairwise_report_context(result)
+
+    def export_columns(self, study):
+        return exports.COLUMNS
+
+    def export_rows(self, study):
+        return exports.pairwise_rows(study)
+
+    def export_row_count(self, study):
+        return exports.pairwise_row_count(study)
+
+
+PROTOCOLS = [PairwiseProtocol()]

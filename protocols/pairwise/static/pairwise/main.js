@@ -1,0 +1,198 @@
+/**
+ * The pairwise comparison page: wires the state, the save queue, the pair
+ * view, navigation, Submit and the closed-task views. Every choice is saved
+ * as soon as it is complete (with its strength, when the study asks for one).
+ */
+
+import { reportActivity } from "../worker/api.js";
+import { startActivityClock } from "../worker/activity.js";
+import { renderClosed } from "../worker/closed.js";
+import { answerPageSaving } from "../worker/saving.js";
+import { unitStrip } from "./controls.js";
+import { attachKeyboard } from "./keyboard.js";
+import { NAMES, pairView } from "./pair.js";
+import { PairwiseQueue } from "./queue.js";
+import { PairwiseState, TIE } from "./state.js";
+
+const data = JSON.parse(document.getElementById("task-data").textContent);
+const state = new PairwiseState(data);
+const byId = (id) => document.getElementById(id);
+const els = Object.fromEntries(
+  Object.entries({
+    banner: "banner", saveWarning: "save-warning", completion: "completion", question: "question",
+    unit: "unit", heading: "unit-heading", status: "unit-status", source: "source", outputA: "output-a",
+    outputB: "output-b", strengthQuestion: "strength-question", strengthScale: "strength-scale",
+    message: "message", previous: "previous", next: "next", strip: "unit-strip", submitRow: "submit-row",
+    submit: "submit", submitProgress: "submit-progress", progress: "progress", dialog: "submit-dialog",
+    keys: "keys-help",
+  }).map(([name, id]) => [name, byId(id)]),
+); // prettier-ignore
+
+const keyOf = (op) => PairwiseState.opKey(op);
+
+function say(message, { error = false } = {}) {
+  els.message.textContent = message;
+  els.message.classList.toggle("error", error);
+}
+
+// --- rendering -------------------------------------------------------------------
+
+const view = pairView(state, els, {
+  onChoose: (index, choice) => choose(index, choice),
+  onStrength: (index, strength) => setStrength(index, strength),
+});
+const updateStrip = unitStrip(els.strip, state.units.length, { describe: view.describe, onGo: (index) => goTo(index) });
+
+function render() {
+  const total = state.units.length;
+  const index = state.current;
+  els.question.textContent = data.study.question;
+  if (total) {
+    view.render();
+    const unitName = `Pair ${index + 1} of ${total}`;
+    if (els.heading.textContent !== unitName) els.heading.textContent = unitName;
+    const status = view.status(index, queue.has(state.key(index), keyOf));
+    els.status.textContent = status.text;
+    els.status.dataset.kind = status.kind;
+  }
+  updateStrip(index, (i) => state.isComplete(i));
+  els.progress.textContent = els.submitProgress.textContent = view.progress(state.completeCount, total);
+  els.previous.disabled = index <= 0;
+  els.next.disabled = index >= state.lastIndex;
+  els.submitRow.hidden = els.keys.hidden = state.readOnly;
+  els.submit.disabled = !state.allComplete || state.submitting;
+  els.submit.textContent = state.submitting ? "Submitting…" : "Submit";
+  renderClosed(state, els, data.api.done);
+  if (state.notYetOpen) {
+    // Not an error: a retest block waits for its date.
+    els.banner.className = "notice";
+    els.banner.textContent = `This second round opens on ${formatDate(state.opensAt)}. Please come back then with this link.`;
+  }
+}
+
+function formatDate(date) {
+  const utc = `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return `${utc} (${date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" })} your time)`;
+}
+
+// --- saving -----------------------------------------------------------------------
+
+const saving = answerPageSaving({ state, els, render, say, api: data.api, queue: () => queue });
+const queue = new PairwiseQueue(data.token, data.api, saving.callbacks);
+
+// --- the worker's actions -----------------------------------------------------------
+
+function choose(index, choice) {
+  if (state.readOnly || state.submitting) return render();
+  if (choice === TIE && !state.allowTies) {
+    say("This study asks you to choose A or B: there is no “about the same”.", { error: true });
+    return;
+  }
+  state.choose(index, choice);
+  const body = state.choiceBody(index);
+  if (body) queue.push({ kind: "choice", body });
+  say(`Pair ${index + 1}: ${NAMES[choice]}.${state.strengthMissing(index) ? " Now choose how much better." : ""}`);
+  render();
+}
+
+function setStrength(index, strength) {
+  if (state.readOnly || state.submitting) return render();
+  const answer = state.answer(index);
+  if (!state.strengthMax) return say("This study asks for no strength.", { error: true });
+  if (!state.needsStrength(answer)) {
+    render(); // undo a radio the browser checked
+    return say(answer?.choice === TIE ? "A tie has no strength." : "Choose A or B first.", { error: true });
+  }
+  if (strength < 1 || strength > state.strengthMax) {
+    return say(`Choose a strength from 1 to ${state.strengthMax}.`, { error: true });
+  }
+  state.setStrength(index, strength);
+  queue.push({ kind: "choice", body: state.choiceBody(index) });
+  say(`Pair ${index + 1}: ${NAMES[answer.choice]}, strength ${strength}.`);
+  render();
+}
+
+function goTo(index) {
+  if (index < 0 || index > state.lastIndex || index === state.current) return;
+  state.current = index;
+  render();
+  say("");
+  // The new pair's heading takes the focus: the keys then act on the pair, not inside a control.
+  els.heading.focus();
+}
+
+function next() {
+  if (state.current < state.lastIndex) return goTo(state.current + 1);
+  if (state.readOnly) return;
+  if (state.allComplete) return openSubmit();
+  const open = state.firstOpen();
+  say(`${state.units.length - state.completeCount} still to do before you can submit.`, { error: true });
+  if (open !== null) goTo(open);
+}
+
+function openSubmit() {
+  if (state.readOnly || state.submitting || !state.allComplete) return;
+  els.dialog.returnValue = ""; // Escape keeps the last returnValue: never let it be an old "confirm"
+  els.dialog.showModal();
+}
+
+els.dialog.addEventListener("close", () => {
+  if (els.dialog.returnValue !== "confirm" || state.readOnly) return;
+  state.submitting = true;
+  queue.push({ kind: "submit", body: {} });
+  say("Submitting…");
+  render();
+});
+
+// --- start ---------------------------------------------------------------------------
+
+els.previous.addEventListener("click", () => goTo(state.current - 1));
+els.next.addEventListener("click", () => goTo(state.current + 1));
+els.submit.addEventListener("click", openSubmit);
+window.addEventListener("beforeunload", (event) => {
+  if (!queue.size) return;
+  // Unsaved work: ask before leaving (it is also kept in localStorage for the next visit).
+  event.preventDefault();
+  event.returnValue = "";
+});
+attachKeyboard({
+  dialog: els.dialog,
+  allowTies: state.allowTies,
+  isOpen: () => !state.readOnly && !state.submitting,
+  actions: {
+    next,
+    previous: () => goTo(state.current - 1),
+    choose: (choice) => choose(state.current, choice),
+    strength: (value) => setStrength(state.current, value),
+  },
+});
+
+if (state.readOnly) queue.clear();
+else for (const op of queue.ops) state.applyOp(op);
+render();
+queue.run();
+
+function startClock() {
+  startActivityClock({
+    intervalSeconds: Math.max(1, data.activity_interval_seconds || 15),
+    isOpen: () => !state.readOnly,
+    async report(seconds) {
+      const result = await reportActivity(data.api, seconds);
+      if (result.status === 409) queue.handlers.onClosed(result.data?.error ?? "This task can no longer change.");
+      return result.status === 200;
+    },
+  });
+}
+
+if (state.notYetOpen) {
+  // Open the page by itself when the date comes while it is showing.
+  const wait = state.opensAt.getTime() - Date.now();
+  if (wait < 2 ** 31 - 1) {
+    setTimeout(() => {
+      render();
+      if (!state.readOnly) startClock();
+    }, wait + 500);
+  }
+} else {
+  startClock();
+}

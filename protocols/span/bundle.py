@@ -1,4 +1,5 @@
-"""The span protocol's part of a bundle: assignments.jsonl with error spans, annotations.csv."""
+"""The span protocol's part of a bundle: assignments.jsonl with error spans and answers about
+the whole document, annotations.csv."""
 
 import csv
 
@@ -9,7 +10,13 @@ from exports.spreadsheet import spreadsheet_safe
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_assignments
-from .models import ErrorAnnotation
+from .document_questions import (
+    document_questions_problems,
+    normalized_questions,
+    ordered_answers,
+    study_questions,
+)
+from .models import DocumentAnswer, ErrorAnnotation
 
 
 def check_work(directory, spec, documents, broken, locate, problems):
@@ -22,11 +29,20 @@ def check_work(directory, spec, documents, broken, locate, problems):
     )
     segments_of = {d.external_id: d.segments for d in documents}
     assignments, located = check_assignments(
-        records, problems, documents=segments_of, categories=categories, broken=broken, locate=locate
-    )
+        records, problems, documents=segments_of, categories=categories, broken=broken, locate=locate,
+        questions=_bundle_questions(spec),
+    )  # fmt: skip
     return BundleWork(
         assignments=assignments, located=located, annotations=sum(len(a.annotations) for a in assignments)
     )
+
+
+def _bundle_questions(spec):
+    """The study.yaml's document questions; None when they are broken (reported with study.yaml)."""
+    raw = spec.config.get("document_questions", []) if spec is not None else None
+    if raw is None or document_questions_problems(raw, ()):
+        return None
+    return normalized_questions(raw)
 
 
 def write_work(study, work, segment_ids):
@@ -59,10 +75,24 @@ def write_work(study, work, segment_ids):
                 )  # fmt: skip
             )
     ErrorAnnotation.objects.bulk_create(annotations, batch_size=ROW_BATCH)
+    DocumentAnswer.objects.bulk_create(
+        [
+            DocumentAnswer(assignment=row, answers=spec.document_answers)
+            for row, spec in zip(rows, assignments, strict=True)
+            if getattr(spec, "document_answers", None)
+        ],
+        batch_size=ROW_BATCH,
+    )
 
 
 def export_work(study, assignments, directory, who):
     annotations = _annotations_by_assignment(study)
+    questions = study_questions(study)
+    answers = (
+        dict(DocumentAnswer.objects.filter(assignment__study=study).values_list("assignment_id", "answers"))
+        if questions
+        else {}
+    )
     with (
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle,
         open(directory / "annotations.csv", "w", encoding="utf-8", newline="") as table,
@@ -71,14 +101,15 @@ def export_work(study, assignments, directory, who):
         writer.writerow(CSV_COLUMNS)
         for assignment in assignments:
             rows = annotations.get(assignment.pk, [])
-            handle.write(
-                json_line(
-                    {
-                        **assignment_record(assignment, who),
-                        "annotations": [_annotation_record(r) for r in rows],
-                    }
-                )
-            )
+            record = {
+                **assignment_record(assignment, who),
+                "annotations": [_annotation_record(r) for r in rows],
+            }
+            # In the questions' order: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
+            given = ordered_answers(questions, answers.get(assignment.pk) or {})
+            if given:
+                record["document_answers"] = given
+            handle.write(json_line(record))
             for row in rows:
                 writer.writerow([spreadsheet_safe(value) for value in _csv_row(study, assignment, row, who)])
 

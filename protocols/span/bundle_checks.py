@@ -1,17 +1,27 @@
-"""Check assignment records (assignments.jsonl) and their error annotations."""
+"""Check assignment records (assignments.jsonl): their error annotations and their
+answers about the whole document (`document_answers`)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header
 from bundles.specs import AnnotationSpec, AssignmentSpec, SpanSpec
 from studies.spans import span_error
 
-ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "annotations"}
+from .document_questions import AnswerError, checked_value, ordered_answers
+
+ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "annotations", "document_answers"}
 ANNOTATION_FIELDS = {
     "segment", "category", "start", "end", "text", "comment", "paired", "answers", "client_id",
 }  # fmt: skip
 SPAN_FIELDS = {"segment", "start", "end", "text"}
+
+
+@dataclass
+class SpanAssignmentSpec(AssignmentSpec):
+    """An assignment of a span study: its spans, and its answers about the whole document."""
+
+    document_answers: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -27,19 +37,21 @@ class LocateCount:
         return f"--locate: {self.not_found} of {self.asked} spans given only as text were not found"
 
 
-def check_assignments(records, problems, *, documents, categories, broken=(), locate=False):
-    """Check every assignment record against the bundle's documents and categories.
+def check_assignments(records, problems, *, documents, categories, broken=(), locate=False, questions=()):
+    """Check every assignment record against the bundle's documents, categories and questions.
 
     `documents` maps external id -> list of segment texts; `categories` maps
-    key -> kind; assignments for `broken` documents (already reported) are
-    passed over. Returns (assignment specs, LocateCount).
+    key -> kind; `questions` are the study's document questions (normalised; None
+    when config.document_questions is broken, which study.yaml's check reports);
+    assignments for `broken` documents (already reported) are passed over.
+    Returns (assignment specs, LocateCount).
     """
     count = LocateCount()
     specs, first_line = [], {}
     for record in records:
         if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
             continue
-        spec = _check_assignment(record, problems, documents, categories, locate, count)
+        spec = _check_assignment(record, problems, documents, categories, locate, count, questions)
         if spec is None:
             continue
         identity = (spec.document, spec.platform, spec.annotator, spec.kind)
@@ -53,7 +65,7 @@ def check_assignments(records, problems, *, documents, categories, broken=(), lo
     return specs, count
 
 
-def _check_assignment(record, problems, documents, categories, locate, count):
+def _check_assignment(record, problems, documents, categories, locate, count, questions):
     value, file, line = record.value, record.file, record.line
     if not isinstance(value, dict):
         problems.add(file, line, 'an assignment must be an object: {"document": ..., "annotator": ...}')
@@ -82,9 +94,41 @@ def _check_assignment(record, problems, documents, categories, locate, count):
         else:
             annotation.client_id = annotation.client_id or f"import-{position + 1}"
             annotations.append(annotation)
+    answers = _check_document_answers(value.get("document_answers"), questions, file, line, problems)
+    if not ok or answers is None:
+        return None
+    return SpanAssignmentSpec(document=document, annotations=annotations, document_answers=answers, **header)
+
+
+def _check_document_answers(raw, questions, file, line, problems):
+    """The line's answers about the whole document, as stored; None when one is wrong.
+
+    Values are checked as the task API checks them. Required questions may stay
+    unanswered: imported work (e.g. FALTE's) may come from a study without them.
+    """
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        problems.add(file, line, "'document_answers' must be an object {question key: answer}")
+        return None
+    if questions is None:  # config.document_questions is broken: study.yaml's problems say how
+        return {}
+    by_key = {question["key"]: question for question in questions}
+    answers, ok = {}, True
+    for key, value in raw.items():
+        if key not in by_key:
+            asked = f"this study asks {', '.join(by_key)}" if by_key else "config.document_questions has none"
+            problems.add(file, line, f"document_answers: unknown question {key!r} ({asked})")
+            ok = False
+            continue
+        try:
+            answers[key] = checked_value(by_key[key], value)
+        except AnswerError as problem:
+            problems.add(file, line, f"document_answers: {problem}")
+            ok = False
     if not ok:
         return None
-    return AssignmentSpec(document=document, annotations=annotations, **header)
+    return ordered_answers(questions, {key: value for key, value in answers.items() if value is not None})
 
 
 def _check_annotation(raw, where, segments, categories, locate, count, file, line, problems):

@@ -2,6 +2,8 @@
 
 from studies.config import ConfigProblem, flag, number, simple, unknown, whole
 
+from .document_questions import document_questions_problems
+
 
 def ui_problems(value, path):
     if not isinstance(value, dict):
@@ -16,4 +18,5 @@ OPTIONS = {
     "attention_every": simple(lambda v: whole(v, 1, 10_000)),
     "attention_min_f1": simple(lambda v: number(v, 0, 1)),
     "ui": ui_problems,
+    "document_questions": document_questions_problems,
 }

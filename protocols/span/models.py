@@ -1,4 +1,5 @@
-"""The span protocol's judgments: error spans marked in a document's segments."""
+"""The span protocol's judgments: error spans marked in a document's segments, and answers
+about the whole document."""
 
 from django.db import models
 from django.db.models import F, Q
@@ -49,3 +50,18 @@ class ErrorAnnotation(models.Model):
 
     def __str__(self):
         return f"{self.category_id} [{self.start}, {self.end})"
+
+
+class DocumentAnswer(models.Model):
+    """A worker's answers to the study's questions about the whole document
+    (config.document_questions), {question key: answer}; see document_questions.py."""
+
+    assignment = models.OneToOneField(
+        "annotations.Assignment", on_delete=models.CASCADE, related_name="document_answer"
+    )
+    answers = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"answers of assignment {self.assignment_id}"

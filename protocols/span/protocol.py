@@ -10,7 +10,7 @@ from reports.metrics.spans import span_report
 from studies.models import Segment
 from studies.protocols import Protocol
 
-from . import bundle, config, exports, feedback, report, report_page, scoring, selectors
+from . import bundle, config, document_questions, exports, feedback, report, report_page, scoring, selectors
 
 
 class SpanProtocol(Protocol):
@@ -23,6 +23,7 @@ class SpanProtocol(Protocol):
         "span.errorannotation": ModelRule(
             "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
         ),
+        "span.documentanswer": ModelRule("assignment__study", change="nobody"),
     }
     researcher_models = ("span.errorannotation",)
     task_urls = "protocols.span.urls"
@@ -50,6 +51,10 @@ class SpanProtocol(Protocol):
             < Segment.objects.filter(document_id=assignment.document_id).count() - 1
         ):
             return "read every segment before submitting"
+        questions = document_questions.study_questions(assignment.study)
+        if questions:
+            answers = selectors.document_answers_of(assignment, questions)
+            return document_questions.missing_message(questions, answers)
         return ""
 
     def score_against_gold(self, assignments):
@@ -77,6 +82,9 @@ class SpanProtocol(Protocol):
         data = report.span_study_for(study)
         progress(0.2)
         result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction))
+        questions = document_questions.study_questions(study)
+        if questions:
+            result["document_questions"] = report.document_questions_for(study, questions)
         qualification = qualification_report(study)
         if qualification is not None:
             result["qualification"] = qualification
@@ -86,7 +94,7 @@ class SpanProtocol(Protocol):
         return report_page.span_report_context(result)
 
     def export_columns(self, study):
-        return exports.COLUMNS
+        return exports.span_columns(study)
 
     def export_rows(self, study):
         return exports.span_rows(study)

@@ -4,10 +4,13 @@ A few flat queries (values_list, iterated in chunks) rather than model
 instances: a 270,000-span study loads in seconds and little memory.
 """
 
+from django.db.models import Count
+
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
-from protocols.span.models import ErrorAnnotation
-from reports.metrics.spans.data import Annotation, Span, SpanCategory, SpanDocument, SpanStudy
+from protocols.span.models import DocumentAnswer, ErrorAnnotation
+from reports.metrics.spans.data import MAIN, Annotation, Span, SpanCategory, SpanDocument, SpanStudy
+from reports.metrics.spans.holistic import DocumentAnswers, DocumentQuestion, document_questions_report
 from studies.models import Segment
 
 CHUNK = 20_000
@@ -54,3 +57,43 @@ def span_study_for(study):
     return SpanStudy(
         documents=list(documents.values()), categories=categories, annotations=list(assignments.values())
     )
+
+
+def document_questions_for(study, questions):
+    """The report's `document_questions`: answers of the submitted main assignments, and
+    their error counts per category (reports/metrics/spans/holistic.py)."""
+    categories = (
+        list(study.taxonomy.categories.order_by("order", "key").values_list("key", flat=True))
+        if study.taxonomy_id
+        else []
+    )
+    submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED, kind=MAIN)
+    annotator_of = pseudonyms_of(study.pk)
+    assignments = {
+        pk: DocumentAnswers(annotator=annotator_of(worker), document=document, answers={})
+        for pk, worker, document in submitted.values_list(
+            "id", "worker_id", "document__external_id"
+        ).iterator(chunk_size=CHUNK)
+    }
+    answers = DocumentAnswer.objects.filter(assignment__in=submitted).values_list("assignment_id", "answers")
+    for assignment_id, given in answers.iterator(chunk_size=CHUNK):
+        assignments[assignment_id].answers = given or {}
+    counts = (
+        ErrorAnnotation.objects.filter(assignment__in=submitted)
+        .values_list("assignment_id", "category__key")
+        .annotate(spans=Count("id"))
+        .order_by()
+    )
+    for assignment_id, category, spans in counts:
+        assignments[assignment_id].errors[category] = spans
+    return document_questions_report(
+        [_metric_question(question) for question in questions], list(assignments.values()), categories
+    )
+
+
+def _metric_question(question):
+    scale = question.get("scale") or {}
+    return DocumentQuestion(
+        key=question["key"], kind=question["kind"], label=question["label"],
+        options=tuple(question.get("options", ())), low=scale.get("min", 1), high=scale.get("max", 5),
+    )  # fmt: skip

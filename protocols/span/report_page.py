@@ -1,4 +1,5 @@
-"""The span protocol's section of the report page: agreement, distribution, annotators."""
+"""The span protocol's section of the report page: agreement, distribution, annotators,
+and the answers about the whole document."""
 
 from reports.charts import bar_chart, grouped_bar_chart
 
@@ -20,6 +21,7 @@ def span_report_context(result):
     ]
     tokens_by_category = distribution.get("tokens_by_category", {})
     return {
+        "document_questions": document_question_figures(result.get("document_questions") or {}),
         "categories": rows,
         "groups": result.get("groups", {}),
         "experts": result.get("experts"),
@@ -48,3 +50,42 @@ def span_report_context(result):
             title="Errors per 100 tokens, by category and system",
         ),
     }  # fmt: skip
+
+
+CORRELATION_FIELDS = ("pearson_r", "pearson_p", "spearman_rho", "spearman_p")
+
+
+def document_question_figures(questions):
+    """Per question (in the study's order): its answer counts as a table and a chart, and for
+    a Likert question its mean and the correlations of error counts with the ratings."""
+    figures = []
+    for key, values in sorted(questions.items(), key=lambda item: item[1].get("position", 0)):
+        counts = values.get("counts", {})
+        if values.get("kind") == "likert":
+            scale = values.get("scale", {})
+            low, high = scale.get("min", 1), scale.get("max", 5)
+            labels = [str(point) for point in range(low, high + 1)]
+        else:
+            labels = list(values.get("options", counts))
+        rows = [(label, counts.get(label, 0)) for label in labels]
+        correlations = values.get("correlations", {})
+        # "all" first, then the categories (a jsonb column keeps no key order of its own).
+        ordered = sorted(correlations, key=lambda name: name != "all")
+        figures.append({
+            "key": key,
+            **values,
+            "count_rows": rows,
+            "chart": bar_chart(rows, title=f"Answers to {values.get('label') or key}") if rows else "",
+            "correlation_rows": [
+                {
+                    "key": name,
+                    **correlations[name],
+                    "reason": next(
+                        (correlations[name][f"{field}_reason"] for field in CORRELATION_FIELDS
+                         if f"{field}_reason" in correlations[name]), "",
+                    ),
+                }
+                for name in ordered
+            ],
+        })  # fmt: skip
+    return figures

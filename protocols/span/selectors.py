@@ -5,12 +5,16 @@ from django.urls import reverse
 
 from annotations.selectors import completion_data, task_urls
 
+from .document_questions import ordered_answers, study_questions
+from .models import DocumentAnswer
+
 
 def span_task_urls(token):
     return {
         **task_urls(token),
         "annotations": reverse("task-api-annotations", args=[token]),
         "move": reverse("task-api-move", args=[token]),
+        "document_answers": reverse("task-api-document-answers", args=[token]),
     }
 
 
@@ -45,8 +49,17 @@ def task_annotations(assignment, segment_index_of=None):
     ]
 
 
+def document_answers_of(assignment, questions):
+    """The assignment's stored answers about the whole document, in the questions' order."""
+    if not questions:
+        return {}
+    row = DocumentAnswer.objects.filter(assignment=assignment).only("answers").first()
+    return ordered_answers(questions, row.answers) if row is not None else {}
+
+
 def task_state(assignment):
     """The part of the page's data that changes as the worker works (GET state)."""
+    questions = study_questions(assignment.study)
     return {
         "status": assignment.status,
         "current_segment": assignment.current_segment,
@@ -54,6 +67,8 @@ def task_state(assignment):
         "active_seconds": assignment.active_seconds,
         "annotations": task_annotations(assignment),
         "completion": completion_data(assignment),
+        "document_questions": questions,
+        "document_answers": document_answers_of(assignment, questions),
     }
 
 

@@ -1,4 +1,5 @@
-"""The span page's writes: add and remove error spans, move between segments.
+"""The span page's writes: add and remove error spans, move between segments, answer
+the questions about the whole document.
 
 Each locks the assignment row first (annotations.services.task.locked_open),
 so a double click or two tabs cannot interleave writes; adds carry a
@@ -11,7 +12,8 @@ from annotations.services.task import TaskInputError, furthest_segment, locked_o
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
-from .models import ErrorAnnotation
+from .document_questions import AnswerError, checked_answers, ordered_answers, study_questions
+from .models import DocumentAnswer, ErrorAnnotation
 
 MAX_COMMENT = 2000
 MAX_VISITS_KEPT = 5000
@@ -121,3 +123,35 @@ def assignment_move(*, assignment, segment):
     assignment.current_segment = segment
     touch(assignment, "current_segment", "segments_visited")
     return assignment
+
+
+@transaction.atomic
+def document_answers_save(*, assignment, data):
+    """Store the worker's answers about the whole document; returns the DocumentAnswer.
+
+    `data` is the decoded JSON body {"answers": {question key: answer}}. The answers
+    given are merged into the stored ones (a question left out keeps its answer; null,
+    "" or [] removes it), so each change on the page can be sent alone and a retried
+    request stores the same thing again. Every value is checked before anything is
+    stored; the questions come after the text, so only once its last segment is reached.
+    """
+    if not isinstance(data, dict) or set(data) != {"answers"}:
+        raise TaskInputError('send {"answers": {question key: answer}}')
+    assignment = locked_open(assignment)
+    questions = study_questions(assignment.study)
+    try:
+        checked = checked_answers(questions, data["answers"])
+    except AnswerError as problem:
+        raise TaskInputError(str(problem)) from None
+    last = Segment.objects.filter(document_id=assignment.document_id).count() - 1
+    if furthest_segment(assignment) < last:
+        raise TaskInputError("the questions about the whole text come after its last segment: read it first")
+    row, _ = DocumentAnswer.objects.get_or_create(assignment=assignment)
+    merged = {**row.answers, **{key: value for key, value in checked.items() if value is not None}}
+    for key, value in checked.items():
+        if value is None:
+            merged.pop(key, None)
+    row.answers = ordered_answers(questions, merged)
+    row.save(update_fields=["answers", "updated_at"])
+    touch(assignment)
+    return row

@@ -8,4 +8,5 @@ urlpatterns = [
     path("annotations/", views.annotations, name="task-api-annotations"),
     path("annotations/<str:client_id>/", views.annotation, name="task-api-annotation"),
     path("move/", views.move, name="task-api-move"),
+    path("document-answers/", views.document_answers, name="task-api-document-answers"),
 ]

@@ -1,11 +1,12 @@
-"""The span page's own task API: add and remove spans, move between segments."""
+"""The span page's own task API: add and remove spans, move between segments, answer
+the questions about the whole document."""
 
 from django.http import JsonResponse
 
 from annotations.views.api import task_api
 
 from .selectors import annotation_data
-from .services import annotation_add, annotation_remove, assignment_move
+from .services import annotation_add, annotation_remove, assignment_move, document_answers_save
 
 
 @task_api("POST")
@@ -27,3 +28,9 @@ def annotation(request, assignment, body, client_id):
 def move(request, assignment, body):
     moved = assignment_move(assignment=assignment, segment=body.get("segment"))
     return JsonResponse({"current_segment": moved.current_segment})
+
+
+@task_api("POST")
+def document_answers(request, assignment, body):
+    saved = document_answers_save(assignment=assignment, data=body)
+    return JsonResponse({"answers": saved.answers})

@@ -2,9 +2,10 @@
  * Keys: a category's shortcut chooses it, n / p (or the right / left arrows)
  * move between segments (n on
  * the last one opens Submit), Escape cancels the annotation being built.
- * While the worker types in the comment, letters are text: only Escape and
- * Ctrl+Enter (Add) act there. Enter and Space on a focused button are the
- * browser's own.
+ * While the worker types in a field (the comment, an answer about the whole
+ * text), letters are text and the arrows move the caret or the radio choice:
+ * only Escape, and in the comment Ctrl+Enter (Add), act there. Enter and
+ * Space on a focused button or checkbox are the browser's own.
  */
 
 export function attachKeyboard(state, dialog, actions) {
@@ -18,7 +19,8 @@ export function attachKeyboard(state, dialog, actions) {
       return;
     }
     if (typing) {
-      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      // Ctrl+Enter adds from the annotation's comment only, not from an answer about the whole text.
+      if (event.target.id === "comment" && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
         actions.add();
       }

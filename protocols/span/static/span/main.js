@@ -1,16 +1,19 @@
 /**
  * The annotation page: wires the state, the save queue, the renderers and
  * the worker's mouse and keyboard together. FALTE's steps: select a span,
- * choose a category, (paired) select the earlier span, comment, Add.
+ * choose a category, (paired) select the earlier span, comment, Add; after
+ * the last segment, the questions about the whole text (questions.js).
  */
 
 import { handOff, sharedQueueCallbacks } from "../worker/saving.js";
-import { fetchState, reportActivity, SaveQueue } from "../worker/api.js";
+import { fetchState, reportActivity } from "../worker/api.js";
 import { startActivityClock } from "../worker/activity.js";
 import { attachCue } from "./cue.js";
 import { buildCategories, renderClosed, renderList, renderNav, renderPending } from "./panels.js";
 import { attachKeyboard } from "./keyboard.js";
 import { attachMouse } from "./mouse.js";
+import { SpanQueue } from "./queue.js";
+import { buildQuestions } from "./questions.js";
 import { renderText } from "./render.js";
 import { TaskState } from "./state.js";
 
@@ -27,6 +30,8 @@ const els = Object.fromEntries(
     listEmpty: "list-empty", count: "annotation-count", counter: "segment-counter",
     currentHeading: "current-heading", nav: "segment-nav", previous: "previous", next: "next",
     submit: "submit", dialog: "submit-dialog", keys: "keys-help",
+    questions: "document-questions", questionList: "document-question-list", questionsIntro: "document-questions-intro",
+    answersStatus: "document-answers-status",
   }).map(([name, id]) => [name, byId(id)]),
 );
 
@@ -38,6 +43,7 @@ function render() {
   renderList(state, els, removeAnnotation);
   renderNav(state, els);
   renderClosed(state, els, data.api.done);
+  questionPanel.update(queue.savingAnswers);
 }
 
 function say(message, { error = false } = {}) {
@@ -48,9 +54,10 @@ function say(message, { error = false } = {}) {
 
 // --- saving ------------------------------------------------------------------
 
-const queue = new SaveQueue(data.token, data.api, {
+const queue = new SpanQueue(data.token, data.api, {
   onSaved(op, result) {
     if (op.kind === "add") state.markSaved(op.body.client_id);
+    if (op.kind === "answers") state.markAnswersSaved(result.answers);
     if (op.kind === "submit") {
       state.submitting = false;
       state.status = result.status;
@@ -70,6 +77,7 @@ const queue = new SaveQueue(data.token, data.api, {
     if (op.kind === "remove" && op.body.annotation) state.addAnnotation(op.body.annotation, true);
     if (op.kind === "submit") state.submitting = false;
     if (op.kind === "move") resync();
+    if (op.kind === "answers") state.revertAnswers(queue.ops, message);
     render();
   },
   ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: false }),
@@ -81,6 +89,7 @@ function replay(ops) {
     if (op.kind === "add") state.addAnnotation(op.body, false);
     if (op.kind === "remove") state.removeAnnotation(op.body.client_id);
     if (op.kind === "move") state.moveTo(op.body.segment);
+    if (op.kind === "answers") state.applyAnswers(op.body.answers);
     if (op.kind === "submit") state.submitting = true;
   }
 }
@@ -147,8 +156,27 @@ function moveTo(index) {
   say(`Segment ${index + 1} of ${state.segments.length}.`);
 }
 
+function answerDocumentQuestion(key, value) {
+  if (state.readOnly || state.submitting) return;
+  state.setAnswer(key, value);
+  state.answersError = null;
+  queue.pushAnswers({ [key]: value });
+  render();
+}
+
+/** The questions about the whole text come before Submit: point at the first one left. */
+function blockedByQuestions() {
+  const left = state.unansweredQuestions;
+  if (!left.length) return false;
+  say(`Answer the questions about the whole text before submitting: ${left.map((q) => q.label).join("; ")}.`, { error: true });
+  questionPanel.focus(left[0].key);
+  return true;
+}
+
 function openSubmit() {
   if (state.readOnly || state.submitting || state.current < state.lastIndex || blockedByPending()) return;
+  questionPanel.flush();
+  if (blockedByQuestions()) return;
   els.dialog.returnValue = ""; // Escape keeps the last returnValue: never let it be an old "confirm"
   els.dialog.showModal();
 }
@@ -173,6 +201,7 @@ els.previous.addEventListener("click", () => moveTo(state.current - 1));
 els.next.addEventListener("click", () => moveTo(state.current + 1));
 els.submit.addEventListener("click", openSubmit);
 window.addEventListener("beforeunload", (event) => {
+  questionPanel.flush(); // typed text waiting for its pause goes into the (stored) queue
   if (!queue.size) return;
   // Unsaved work: ask before leaving (it is also kept in localStorage for the next visit).
   event.preventDefault();
@@ -180,6 +209,7 @@ window.addEventListener("beforeunload", (event) => {
 });
 
 const categoryButtons = buildCategories(state, els, (key) => chooseCategory(key));
+const questionPanel = buildQuestions(state, els, answerDocumentQuestion);
 const mouse = attachMouse(state, els, { render, say });
 attachKeyboard(state, els.dialog, {
   chooseCategory: (key) => chooseCategory(key, { fromKeyboard: true }),

@@ -1,7 +1,9 @@
 /**
  * The task as the worker sees it: saved and unsaved annotations, where they
- * are in the document, and the annotation being built. The page is always
- * rendered from this object; the server stays the authority (api.js).
+ * are in the document, the annotation being built, and the answers about the
+ * whole document (`savedAnswers` as the server confirmed them, `answers` as
+ * the page shows them). The page is always rendered from this object; the
+ * server stays the authority (api.js).
  */
 
 import { snapToSentences, snapToWords } from "./selection.js";
@@ -18,6 +20,12 @@ export function newClientId() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+// null, blank text and [] are "no answer", as on the server (document_questions.py).
+export const isEmptyAnswer = (value) =>
+  value === undefined || value === null || (typeof value === "string" && !value.trim()) || (Array.isArray(value) && !value.length);
+const copyAnswers = (answers) =>
+  Object.fromEntries(Object.entries(answers ?? {}).map(([key, value]) => [key, Array.isArray(value) ? [...value] : value]));
+
 function emptyPending() {
   // rawSpan keeps the exact selection, so choosing another category after a
   // whole-sentence one gives the worker's own span back.
@@ -32,6 +40,8 @@ export class TaskState {
     this.categories = data.categories;
     this.categoryByKey = new Map(data.categories.map((c) => [c.key, c]));
     this.coreferenceCue = Boolean(data.study?.coreference_cue);
+    this.questions = Array.isArray(data.document_questions) ? data.document_questions : [];
+    this.answersError = null;
     this.closedMessage = null;
     this.submitting = false;
     this.pending = emptyPending();
@@ -45,6 +55,8 @@ export class TaskState {
     this.furthest = Math.max(server.furthest_segment ?? 0, server.current_segment);
     this.annotations = server.annotations.map((a) => ({ ...a, saved: true }));
     this.completion = server.completion ?? null;
+    this.savedAnswers = copyAnswers(server.document_answers);
+    this.answers = copyAnswers(server.document_answers);
   }
 
   get readOnly() {
@@ -89,6 +101,40 @@ export class TaskState {
   moveTo(index) {
     this.current = index;
     this.furthest = Math.max(this.furthest, index);
+  }
+
+  // --- the questions about the whole document ------------------------------
+
+  /** They come after the text: shown on its last segment, and kept in view once the task is closed. */
+  get questionsShown() {
+    return this.questions.length > 0 && this.furthest >= this.lastIndex && (this.current >= this.lastIndex || this.readOnly);
+  }
+
+  setAnswer(key, value) {
+    if (isEmptyAnswer(value)) delete this.answers[key];
+    else this.answers[key] = Array.isArray(value) ? [...value] : value;
+  }
+
+  /** Show answers the server has not confirmed yet (a queued op, replayed after a reload). */
+  applyAnswers(answers) {
+    for (const [key, value] of Object.entries(answers)) this.setAnswer(key, value);
+  }
+
+  markAnswersSaved(answers) {
+    this.savedAnswers = copyAnswers(answers);
+    this.answersError = null;
+  }
+
+  /** The server refused answers: back to what it has, plus what is still queued. */
+  revertAnswers(queued, message) {
+    this.answers = copyAnswers(this.savedAnswers);
+    for (const op of queued) if (op.kind === "answers") this.applyAnswers(op.body.answers);
+    this.answersError = message;
+  }
+
+  /** The required questions still without an answer. */
+  get unansweredQuestions() {
+    return this.questions.filter((q) => q.required && isEmptyAnswer(this.answers[q.key]));
   }
 
   // --- the annotation being built -------------------------------------------

@@ -1,0 +1,35 @@
+/**
+ * The span page's save queue (../worker/api.js: one request at a time, in
+ * order, retried with backoff, kept in localStorage under the task token),
+ * taught the answers about the whole document. The server merges each body
+ * into the stored answers, so sending one twice after a reload is harmless.
+ */
+
+import { requestJSON, SaveQueue } from "../worker/api.js";
+
+export class SpanQueue extends SaveQueue {
+  request(op) {
+    if (op.kind === "answers") return requestJSON("POST", this.api.document_answers, { answers: op.body.answers });
+    return super.request(op);
+  }
+
+  /**
+   * Queue changed answers. A body waiting behind the request in flight takes
+   * the newer answers in (they are merged on the server anyway), so typing a
+   * comment sends two requests, not one per pause. The first op may be on the
+   * wire and is never touched. Answers commute with adds, removes and moves,
+   * and the page takes none while a submit is queued.
+   */
+  pushAnswers(answers) {
+    if (this.stopped) return;
+    const waiting = this.ops.find((op, index) => index > 0 && op.kind === "answers");
+    if (!waiting) return this.push({ kind: "answers", body: { answers } });
+    Object.assign(waiting.body.answers, answers);
+    this.persist();
+    this.run();
+  }
+
+  get savingAnswers() {
+    return this.ops.some((op) => op.kind === "answers");
+  }
+}

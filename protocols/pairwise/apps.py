@@ -4,6 +4,7 @@ from django.apps import AppConfig
 class PairwiseConfig(AppConfig):
     name = "protocols.pairwise"
     label = "pairwise"
+    verbose_name = "Pairwise comparison"
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):

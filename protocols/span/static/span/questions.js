@@ -64,7 +64,8 @@ function choiceControls(question, base, onChange) {
           { className: "option", htmlFor: input.id },
           input,
           el("span", { className: "option-text" }, choices[index].text),
-          choices[index].note ? el("span", { className: "point-label" }, choices[index].note) : null,
+          // The leading space keeps "1" and its label apart in the option's accessible name.
+          choices[index].note ? el("span", { className: "point-label" }, ` ${choices[index].note}`) : null,
         ),
       ),
     ),
@@ -155,12 +156,6 @@ export function buildQuestions(state, els, onAnswer) {
     },
     update(saving) {
       els.questions.hidden = !state.questionsShown;
-      if (!state.questionsShown) return;
-      const closed = state.readOnly || state.submitting;
-      for (const [key, control] of controls) {
-        control.show(state.answers[key]);
-        control.disable(closed);
-      }
       const status = state.answersError
         ? `Not saved: ${state.answersError}`
         : saving
@@ -170,7 +165,13 @@ export function buildQuestions(state, els, onAnswer) {
             : "";
       if (els.answersStatus.textContent !== status) els.answersStatus.textContent = status;
       els.answersStatus.classList.toggle("error", Boolean(state.answersError));
+      if (!state.questionsShown) return;
       els.questionsIntro.hidden = state.readOnly;
+      const closed = state.readOnly || state.submitting;
+      for (const [key, control] of controls) {
+        control.show(state.answers[key]);
+        control.disable(closed);
+      }
     },
   };
 }

@@ -360,6 +360,7 @@ WATCHED_APPS = (
     "exports",
     "authtoken",
     "auth",
+    "pairwise",
 )
 
 

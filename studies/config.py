@@ -141,6 +141,11 @@ def _checks_for(protocol):
     return checks
 
 
+def _listed(names):
+    """'a', 'a and b', 'a, b and c'."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _readers_of(key):
     """The protocols whose studies read option `key`."""
     return [p.key for p in protocols.registered() if key in _checks_for(p)]
@@ -166,9 +171,7 @@ def config_problems(config, *, protocol):
         if check is not None:
             problems += check(value, (str(key),))
         elif readers:
-            problems.append(
-                ConfigProblem((str(key),), f"is for {' and '.join(readers)} studies, not {protocol}")
-            )
+            problems.append(ConfigProblem((str(key),), f"is for {_listed(readers)} studies, not {protocol}"))
         else:
             problems.append(
                 ConfigProblem(

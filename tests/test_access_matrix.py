@@ -351,6 +351,8 @@ def form_data(html):
     return data
 
 
+# Every app whose rows a write could reach: the core's, Django's, and every installed
+# protocol's (the protocols' app labels come from the apps, so a new one is watched too).
 WATCHED_APPS = (
     "accounts",
     "studies",
@@ -360,7 +362,7 @@ WATCHED_APPS = (
     "exports",
     "authtoken",
     "auth",
-    "pairwise",
+    *(config.label for config in apps.get_app_configs() if config.name.startswith("protocols.")),
 )
 
 

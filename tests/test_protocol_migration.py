@@ -54,7 +54,9 @@ def _fill(old):
 
     span = Study.objects.create(slug="span-study", title="S", protocol="span", taxonomy=taxonomy)
     document = Document.objects.create(study=span, external_id="d1", position=1)
-    first = Segment.objects.create(document=document, index=0, text="It rained. It rained.", sentences=[[0, 10]])
+    first = Segment.objects.create(
+        document=document, index=0, text="It rained. It rained.", sentences=[[0, 10]]
+    )
     second = Segment.objects.create(document=document, index=1, text="It rained again.", sentences=[[0, 16]])
     assignment = Assignment.objects.create(study=span, document=document, worker=worker, status="submitted")
     spans = old.get_model("annotations", "ErrorAnnotation").objects
@@ -64,11 +66,18 @@ def _fill(old):
     )  # fmt: skip
 
     likert = Study.objects.create(slug="likert-study", title="L", protocol="likert")
-    outputs = [Document.objects.create(study=likert, external_id=f"o{n}", block="1", position=n) for n in range(3)]
+    outputs = [
+        Document.objects.create(study=likert, external_id=f"o{n}", block="1", position=n) for n in range(3)
+    ]
     block = Assignment.objects.create(study=likert, worker=worker, block="1", status="submitted")
     old.get_model("annotations", "Rating").objects.create(assignment=block, document=outputs[0], score=4)
     old.get_model("annotations", "BestWorstJudgment").objects.create(
-        assignment=block, position=0, documents=[o.pk for o in outputs], best=outputs[0], worst=outputs[2], value=2
+        assignment=block,
+        position=0,
+        documents=[o.pk for o in outputs],
+        best=outputs[0],
+        worst=outputs[2],
+        value=2,
     )
 
     review = Study.objects.create(slug="review-study", title="R", protocol="review")
@@ -103,7 +112,12 @@ def test_a_database_of_the_earlier_release_keeps_every_judgment_and_permission()
     annotation = ErrorAnnotation.objects.get()
     assert (annotation.segment_id, annotation.paired_segment_id) == (made["segments"][1], made["segments"][0])
     assert annotation.category_id == made["category"]
-    assert (annotation.start, annotation.end, annotation.text, annotation.client_id) == (0, 9, "It rained", "c1")
+    assert (annotation.start, annotation.end, annotation.text, annotation.client_id) == (
+        0,
+        9,
+        "It rained",
+        "c1",
+    )
     assert annotation.assignment.study.slug == "span-study"
 
     rating = Rating.objects.get()

@@ -147,10 +147,12 @@ def document_answers_save(*, assignment, data):
     if furthest_segment(assignment) < last:
         raise TaskInputError("the questions about the whole text come after its last segment: read it first")
     row, _ = DocumentAnswer.objects.get_or_create(assignment=assignment)
-    merged = {**row.answers, **{key: value for key, value in checked.items() if value is not None}}
+    merged = dict(row.answers)
     for key, value in checked.items():
         if value is None:
             merged.pop(key, None)
+        else:
+            merged[key] = value
     row.answers = ordered_answers(questions, merged)
     row.save(update_fields=["answers", "updated_at"])
     touch(assignment)

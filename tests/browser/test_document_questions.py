@@ -73,8 +73,8 @@ def test_answers_by_mouse_survive_a_reload_and_are_submitted(page, live_server):
     page.click("#submit")
     expect(page.locator("#submit-dialog")).to_be_hidden()
     expect(page.locator("#message")).to_have_text(
-        "Answer the questions about the whole text before submitting: How coherent is the text as a whole?; "
-        "Which version reads better?."
+        "Answer the questions about the whole text before submitting. Still to answer: "
+        "How coherent is the text as a whole?; Which version reads better?"
     )
     expect(option(page, "coherence", 0)).to_be_focused()
 

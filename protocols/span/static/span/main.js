@@ -168,7 +168,7 @@ function answerDocumentQuestion(key, value) {
 function blockedByQuestions() {
   const left = state.unansweredQuestions;
   if (!left.length) return false;
-  say(`Answer the questions about the whole text before submitting: ${left.map((q) => q.label).join("; ")}.`, { error: true });
+  say(`Answer the questions about the whole text before submitting. Still to answer: ${left.map((q) => q.label).join("; ")}`, { error: true });
   questionPanel.focus(left[0].key);
   return true;
 }

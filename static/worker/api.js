@@ -95,20 +95,23 @@ export class SaveQueue {
     this.persist();
   }
 
+  /**
+   * The page's own operations: {kind: (body, api) => a requestJSON promise}.
+   * "submit" is every page's; a subclass gives the rest.
+   */
+  routes() {
+    return {};
+  }
+
   request(op) {
-    const api = this.api;
-    switch (op.kind) {
-      case "add":
-        return requestJSON("POST", api.annotations, op.body);
-      case "remove":
-        return requestJSON("DELETE", `${api.annotations}${encodeURIComponent(op.body.client_id)}/`);
-      case "move":
-        return requestJSON("POST", api.move, { segment: op.body.segment });
-      case "submit":
-        return requestJSON("POST", api.submit, {});
-      default:
-        return Promise.resolve({ status: 400, data: { error: `unknown operation ${op.kind}` } });
-    }
+    const route = op.kind === "submit" ? () => requestJSON("POST", this.api.submit, {}) : this.routes()[op.kind];
+    if (!route) return Promise.resolve({ status: 400, data: { error: `unknown operation ${op.kind}` } });
+    return route(op.body, this.api);
+  }
+
+  /** Is a change of `key` (keyOf(op) names what an op changes) still on its way to the server? */
+  has(key, keyOf) {
+    return this.ops.some((op) => keyOf(op) === key);
   }
 
   sleep(seconds) {

@@ -1,6 +1,6 @@
 /**
- * The page's controls: the strength scale (native radio buttons) and the
- * strip of numbered buttons that shows which pairs are done and jumps to one.
+ * The page's controls: the strength scale (native radio buttons); the strip of
+ * numbered buttons is the shared one (../worker/units.js).
  */
 
 import { el, fill } from "../worker/dom.js";
@@ -48,24 +48,5 @@ export function strengthScale(container, { max, labels, onChoose }) {
       for (const input of inputs.values()) input.disabled = disabled;
       container.setAttribute("aria-disabled", String(disabled));
     },
-  };
-}
-
-/** Numbered buttons, one per pair: done ones are marked, the current one is aria-current. */
-export function unitStrip(container, count, { describe, onGo }) {
-  const buttons = Array.from({ length: count }, (_, index) => {
-    const button = el("button", { type: "button", className: "unit-button" }, String(index + 1));
-    button.addEventListener("click", () => onGo(index));
-    return button;
-  });
-  fill(container, buttons);
-  return (current, isComplete) => {
-    buttons.forEach((button, index) => {
-      const complete = isComplete(index);
-      button.classList.toggle("complete", complete);
-      if (index === current) button.setAttribute("aria-current", "step");
-      else button.removeAttribute("aria-current");
-      button.setAttribute("aria-label", describe(index, complete));
-    });
   };
 }

@@ -7,8 +7,8 @@
 import { reportActivity } from "../worker/api.js";
 import { startActivityClock } from "../worker/activity.js";
 import { renderClosed } from "../worker/closed.js";
+import { unitNavigation, unitStrip } from "../worker/units.js";
 import { answerPageSaving } from "../worker/saving.js";
-import { unitStrip } from "./controls.js";
 import { attachKeyboard } from "./keyboard.js";
 import { NAMES, pairView } from "./pair.js";
 import { PairwiseQueue } from "./queue.js";
@@ -41,7 +41,7 @@ const view = pairView(state, els, {
   onChoose: (index, choice) => choose(index, choice),
   onStrength: (index, strength) => setStrength(index, strength),
 });
-const updateStrip = unitStrip(els.strip, state.units.length, { describe: view.describe, onGo: (index) => goTo(index) });
+const updateStrip = unitStrip(els.strip, state.units.length, { describe: view.describe, onGo: (index) => nav.goTo(index) });
 
 function render() {
   const total = state.units.length;
@@ -79,6 +79,7 @@ function formatDate(date) {
 
 const saving = answerPageSaving({ state, els, render, say, api: data.api, queue: () => queue });
 const queue = new PairwiseQueue(data.token, data.api, saving.callbacks);
+const nav = unitNavigation({ state, els, queue: () => queue, render, say });
 
 // --- the worker's actions -----------------------------------------------------------
 
@@ -112,56 +113,15 @@ function setStrength(index, strength) {
   render();
 }
 
-function goTo(index) {
-  if (index < 0 || index > state.lastIndex || index === state.current) return;
-  state.current = index;
-  render();
-  say("");
-  // The new pair's heading takes the focus: the keys then act on the pair, not inside a control.
-  els.heading.focus();
-}
-
-function next() {
-  if (state.current < state.lastIndex) return goTo(state.current + 1);
-  if (state.readOnly) return;
-  if (state.allComplete) return openSubmit();
-  const open = state.firstOpen();
-  say(`${state.units.length - state.completeCount} still to do before you can submit.`, { error: true });
-  if (open !== null) goTo(open);
-}
-
-function openSubmit() {
-  if (state.readOnly || state.submitting || !state.allComplete) return;
-  els.dialog.returnValue = ""; // Escape keeps the last returnValue: never let it be an old "confirm"
-  els.dialog.showModal();
-}
-
-els.dialog.addEventListener("close", () => {
-  if (els.dialog.returnValue !== "confirm" || state.readOnly) return;
-  state.submitting = true;
-  queue.push({ kind: "submit", body: {} });
-  say("Submitting…");
-  render();
-});
-
 // --- start ---------------------------------------------------------------------------
 
-els.previous.addEventListener("click", () => goTo(state.current - 1));
-els.next.addEventListener("click", () => goTo(state.current + 1));
-els.submit.addEventListener("click", openSubmit);
-window.addEventListener("beforeunload", (event) => {
-  if (!queue.size) return;
-  // Unsaved work: ask before leaving (it is also kept in localStorage for the next visit).
-  event.preventDefault();
-  event.returnValue = "";
-});
 attachKeyboard({
   dialog: els.dialog,
   allowTies: state.allowTies,
   isOpen: () => !state.readOnly && !state.submitting,
   actions: {
-    next,
-    previous: () => goTo(state.current - 1),
+    next: nav.next,
+    previous: nav.previous,
     choose: (choice) => choose(state.current, choice),
     strength: (value) => setStrength(state.current, value),
   },

@@ -8,19 +8,7 @@
 import { requestJSON, SaveQueue } from "../worker/api.js";
 
 export class PairwiseQueue extends SaveQueue {
-  request(op) {
-    switch (op.kind) {
-      case "choice":
-        return requestJSON("POST", this.api.choices, op.body);
-      case "submit":
-        return requestJSON("POST", this.api.submit, {});
-      default:
-        return Promise.resolve({ status: 400, data: { error: `unknown operation ${op.kind}` } });
-    }
-  }
-
-  /** Is a change of this pair still on its way to the server? */
-  has(key, keyOf) {
-    return this.ops.some((op) => keyOf(op) === key);
+  routes() {
+    return { choice: (body, api) => requestJSON("POST", api.choices, body) };
   }
 }

@@ -1,10 +1,10 @@
 /**
  * Controls both rating pages use: a scale of native radio buttons (the
- * Likert score, the BWS value) and the strip of numbered buttons that shows
- * which units are done and jumps to one.
+ * Likert score, the BWS value) and a titled text panel; the strip of numbered
+ * buttons is the shared one (../worker/units.js).
  */
 
-import { el, fill } from "../worker/dom.js";
+import { el } from "../worker/dom.js";
 
 /**
  * A radiogroup of one native radio per point, each labelled with its number
@@ -45,25 +45,6 @@ export function scaleGroup({ name, points, labels = {}, labelledBy, onChoose }) 
       for (const input of inputs.values()) input.disabled = disabled;
       group.setAttribute("aria-disabled", String(disabled));
     },
-  };
-}
-
-/** Numbered buttons, one per unit: done ones are marked, the current one is aria-current. */
-export function unitStrip(container, count, { describe, onGo }) {
-  const buttons = Array.from({ length: count }, (_, index) => {
-    const button = el("button", { type: "button", className: "unit-button" }, String(index + 1));
-    button.addEventListener("click", () => onGo(index));
-    return button;
-  });
-  fill(container, buttons);
-  return (current, isComplete) => {
-    buttons.forEach((button, index) => {
-      const complete = isComplete(index);
-      button.classList.toggle("complete", complete);
-      if (index === current) button.setAttribute("aria-current", "step");
-      else button.removeAttribute("aria-current");
-      button.setAttribute("aria-label", describe(index, complete));
-    });
   };
 }
 

@@ -8,8 +8,8 @@ import { answerPageSaving } from "../worker/saving.js";
 import { reportActivity } from "../worker/api.js";
 import { startActivityClock } from "../worker/activity.js";
 import { renderClosed } from "../worker/closed.js";
+import { unitNavigation, unitStrip } from "../worker/units.js";
 import { bwsView } from "./bws.js";
-import { unitStrip } from "./controls.js";
 import { attachKeyboard } from "./keyboard.js";
 import { likertView } from "./likert.js";
 import { RatingQueue } from "./queue.js";
@@ -42,7 +42,7 @@ const view =
     ? bwsView(state, els, { onChoose: (index, role, document) => choose(index, role, document), onValue: (index, value) => setValue(index, value) })
     : likertView(state, els, { onScore: (index, score) => setScore(index, score) });
 
-const updateStrip = unitStrip(els.strip, state.units.length, { describe: view.describe, onGo: (index) => goTo(index) });
+const updateStrip = unitStrip(els.strip, state.units.length, { describe: view.describe, onGo: (index) => nav.goTo(index) });
 
 function render() {
   const total = state.units.length;
@@ -83,6 +83,7 @@ const saving = answerPageSaving({
   state, els, render, say, api: data.api, queue: () => queue,
 });
 const queue = new RatingQueue(data.token, data.api, saving.callbacks);
+const nav = unitNavigation({ state, els, queue: () => queue, render, say });
 
 // --- the worker's actions -----------------------------------------------------------
 
@@ -128,38 +129,6 @@ function setValue(index, value) {
   render();
 }
 
-function goTo(index) {
-  if (index < 0 || index > state.lastIndex || index === state.current) return;
-  state.current = index;
-  render();
-  say("");
-  // The new output's heading takes the focus: the arrows then move on, not inside a radio group.
-  els.heading.focus();
-}
-
-function next() {
-  if (state.current < state.lastIndex) return goTo(state.current + 1);
-  if (state.readOnly) return;
-  if (state.allComplete) return openSubmit();
-  const open = state.firstOpen();
-  say(`${state.units.length - state.completeCount} still to do before you can submit.`, { error: true });
-  if (open !== null) goTo(open);
-}
-
-function openSubmit() {
-  if (state.readOnly || state.submitting || !state.allComplete) return;
-  els.dialog.returnValue = ""; // Escape keeps the last returnValue: never let it be an old "confirm"
-  els.dialog.showModal();
-}
-
-els.dialog.addEventListener("close", () => {
-  if (els.dialog.returnValue !== "confirm" || state.readOnly) return;
-  state.submitting = true;
-  queue.push({ kind: "submit", body: {} });
-  say("Submitting…");
-  render();
-});
-
 function keyboardScore(digit) {
   const { min, max } = state.study.scale;
   const score = digit === 0 && min > 0 && max >= 10 ? 10 : digit;
@@ -187,22 +156,13 @@ const HINTS = {
 
 // --- start ---------------------------------------------------------------------------
 
-els.previous.addEventListener("click", () => goTo(state.current - 1));
-els.next.addEventListener("click", () => goTo(state.current + 1));
-els.submit.addEventListener("click", openSubmit);
-window.addEventListener("beforeunload", (event) => {
-  if (!queue.size) return;
-  // Unsaved work: ask before leaving (it is also kept in localStorage for the next visit).
-  event.preventDefault();
-  event.returnValue = "";
-});
 attachKeyboard({
   protocol: state.protocol,
   dialog: els.dialog,
   isOpen: () => !state.readOnly && !state.submitting,
   actions: {
-    next,
-    previous: () => goTo(state.current - 1),
+    next: nav.next,
+    previous: nav.previous,
     score: keyboardScore,
     choose: keyboardChoice,
     value: keyboardValue,

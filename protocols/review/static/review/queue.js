@@ -8,15 +8,8 @@
 import { requestJSON, SaveQueue } from "../worker/api.js";
 
 export class ReviewQueue extends SaveQueue {
-  request(op) {
-    switch (op.kind) {
-      case "answers":
-        return requestJSON("POST", this.api.answers, { item: op.body.item, answers: op.body.answers });
-      case "submit":
-        return requestJSON("POST", this.api.submit, {});
-      default:
-        return Promise.resolve({ status: 400, data: { error: `unknown operation ${op.kind}` } });
-    }
+  routes() {
+    return { answers: (body, api) => requestJSON("POST", api.answers, { item: body.item, answers: body.answers }) };
   }
 
   /**
@@ -32,10 +25,5 @@ export class ReviewQueue extends SaveQueue {
     this.ops[waiting] = { kind: "answers", body };
     this.persist();
     this.run();
-  }
-
-  /** Is a change of this item still on its way to the server? */
-  has(key, keyOf) {
-    return this.ops.some((op) => keyOf(op) === key);
   }
 }

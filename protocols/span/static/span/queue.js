@@ -1,16 +1,21 @@
 /**
  * The span page's save queue (../worker/api.js: one request at a time, in
  * order, retried with backoff, kept in localStorage under the task token),
- * taught the answers about the whole document. The server merges each body
- * into the stored answers, so sending one twice after a reload is harmless.
+ * taught the span page's operations: add and remove a span, move to a
+ * segment, and the answers about the whole document (merged on the server,
+ * so sending one twice after a reload is harmless).
  */
 
 import { requestJSON, SaveQueue } from "../worker/api.js";
 
 export class SpanQueue extends SaveQueue {
-  request(op) {
-    if (op.kind === "answers") return requestJSON("POST", this.api.document_answers, { answers: op.body.answers });
-    return super.request(op);
+  routes() {
+    return {
+      add: (body, api) => requestJSON("POST", api.annotations, body),
+      remove: (body, api) => requestJSON("DELETE", `${api.annotations}${encodeURIComponent(body.client_id)}/`),
+      move: (body, api) => requestJSON("POST", api.move, { segment: body.segment }),
+      answers: (body, api) => requestJSON("POST", api.document_answers, { answers: body.answers }),
+    };
   }
 
   /**

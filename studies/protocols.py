@@ -86,16 +86,25 @@ class Protocol:
 
     feedback_template = ""
 
-    # Bundles (bundles/): the protocol's part of a bundle's files.
+    # Bundles (bundles/): the protocol's part of a bundle's files, a module with
+    # check_work, write_work and export_work (the hooks below call them), or None.
+    bundle = None
+
     def bundle_check(self, directory, spec, documents, broken, locate, problems):
         """Read and check the work files (assignments.jsonl, ...) into a BundleWork."""
-        return BundleWork()
+        if self.bundle is None:
+            return BundleWork()
+        return self.bundle.check_work(directory, spec, documents, broken, locate, problems)
 
     def bundle_write(self, study, work, segment_ids):
         """Write a checked BundleWork of a new study (inside the import's transaction)."""
+        if self.bundle is not None:
+            self.bundle.write_work(study, work, segment_ids)
 
     def bundle_export(self, study, assignments, directory, who):
         """Write the study's work files; `who(assignment)` gives (annotator, platform)."""
+        if self.bundle is not None:
+            self.bundle.export_work(study, assignments, directory, who)
 
     # Reports and exports.
     def report(self, study, progress):

@@ -22,6 +22,7 @@ class PairwiseProtocol(Protocol):
     }
     researcher_models = ("pairwise.pairwisechoice",)
     task_urls = "protocols.pairwise.urls"
+    bundle = bundle
     report_template = "pairwise/report_section.html"
 
     def page(self, request, assignment):
@@ -45,15 +46,6 @@ class PairwiseProtocol(Protocol):
 
     def block_items(self, study, block, rng):
         return blocks.pairwise_items(study, block, rng)
-
-    def bundle_check(self, directory, spec, documents, broken, locate, problems):
-        return bundle.check_work(directory, spec, documents, broken, locate, problems)
-
-    def bundle_write(self, study, work, segment_ids):
-        bundle.write_work(study, work, segment_ids)
-
-    def bundle_export(self, study, assignments, directory, who):
-        bundle.export_work(study, assignments, directory, who)
 
     def report(self, study, progress):
         return report.study_report(study, progress)

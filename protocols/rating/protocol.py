@@ -18,6 +18,7 @@ class RatingProtocol(Protocol):
         "rating.bestworstjudgment": ModelRule("assignment__study", change="nobody"),
     }
     task_urls = "protocols.rating.urls"
+    bundle = bundle
     report_template = "rating/report_section.html"
 
     def page(self, request, assignment):
@@ -36,15 +37,6 @@ class RatingProtocol(Protocol):
 
     def missing(self, assignment):
         return services.block_missing(assignment)
-
-    def bundle_check(self, directory, spec, documents, broken, locate, problems):
-        return bundle.check_work(directory, spec, documents, broken, locate, problems)
-
-    def bundle_write(self, study, work, segment_ids):
-        bundle.write_work(study, work, segment_ids)
-
-    def bundle_export(self, study, assignments, directory, who):
-        bundle.export_work(study, assignments, directory, who)
 
     def report(self, study, progress):
         data = report.rating_study_for(study)

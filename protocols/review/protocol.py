@@ -19,6 +19,7 @@ class ReviewProtocol(Protocol):
         "review.reviewanswer": ModelRule("assignment__study", change="nobody"),
     }
     task_urls = "protocols.review.urls"
+    bundle = bundle
     report_template = "review/report_section.html"
 
     def page(self, request, assignment):
@@ -37,15 +38,6 @@ class ReviewProtocol(Protocol):
 
     def missing(self, assignment):
         return services.review_missing(assignment)
-
-    def bundle_check(self, directory, spec, documents, broken, locate, problems):
-        return bundle.check_work(directory, spec, documents, broken, locate, problems)
-
-    def bundle_write(self, study, work, segment_ids):
-        bundle.write_work(study, work, segment_ids)
-
-    def bundle_export(self, study, assignments, directory, who):
-        bundle.export_work(study, assignments, directory, who)
 
     def report(self, study, progress):
         return report.review_report_for(study)

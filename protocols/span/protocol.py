@@ -27,6 +27,7 @@ class SpanProtocol(Protocol):
     }
     researcher_models = ("span.errorannotation",)
     task_urls = "protocols.span.urls"
+    bundle = bundle
     api_routes = (("annotations", "protocols.span.api.ErrorAnnotationViewSet", "annotation"),)
     report_template = "span/report_section.html"
     feedback_template = "span/feedback_documents.html"
@@ -68,15 +69,6 @@ class SpanProtocol(Protocol):
 
     def feedback_documents(self, assignments):
         return feedback.feedback_documents(assignments)
-
-    def bundle_check(self, directory, spec, documents, broken, locate, problems):
-        return bundle.check_work(directory, spec, documents, broken, locate, problems)
-
-    def bundle_write(self, study, work, segment_ids):
-        bundle.write_work(study, work, segment_ids)
-
-    def bundle_export(self, study, assignments, directory, who):
-        bundle.export_work(study, assignments, directory, who)
 
     def report(self, study, progress):
         data = report.span_study_for(study)

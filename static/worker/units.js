@@ -6,6 +6,8 @@
  * allComplete, firstOpen(), readOnly and submitting.
  */
 
+import { startActivityClock } from "./activity.js";
+import { reportActivity } from "./api.js";
 import { el, fill } from "./dom.js";
 
 /** Numbered buttons, one per unit: done ones are marked, the current one is aria-current. */
@@ -75,4 +77,36 @@ export function unitNavigation({ state, els, queue, render, say }) {
     event.returnValue = "";
   });
   return { goTo, next, previous: () => goTo(state.current - 1), openSubmit };
+}
+
+/**
+ * Start the page: apply what the queue still holds from an earlier visit,
+ * draw, send, and count active time, from the opening date of a retest that
+ * is still to come (the page opens itself when the date comes while it shows).
+ */
+export function startUnitPage({ data, state, queue, render }) {
+  if (state.readOnly) queue.clear();
+  else for (const op of queue.ops) state.applyOp(op);
+  render();
+  queue.run();
+
+  const startClock = () =>
+    startActivityClock({
+      intervalSeconds: Math.max(1, data.activity_interval_seconds || 15),
+      isOpen: () => !state.readOnly,
+      async report(seconds) {
+        const result = await reportActivity(data.api, seconds);
+        if (result.status === 409) queue.handlers.onClosed(result.data?.error ?? "This task can no longer change.");
+        return result.status === 200;
+      },
+    });
+
+  if (!state.notYetOpen) return startClock();
+  const wait = state.opensAt.getTime() - Date.now();
+  if (wait < 2 ** 31 - 1) {
+    setTimeout(() => {
+      render();
+      if (!state.readOnly) startClock();
+    }, wait + 500);
+  }
 }

@@ -5,10 +5,8 @@
  */
 
 import { answerPageSaving } from "../worker/saving.js";
-import { reportActivity } from "../worker/api.js";
-import { startActivityClock } from "../worker/activity.js";
 import { renderClosed } from "../worker/closed.js";
-import { unitNavigation, unitStrip } from "../worker/units.js";
+import { startUnitPage, unitNavigation, unitStrip } from "../worker/units.js";
 import { bwsView } from "./bws.js";
 import { attachKeyboard } from "./keyboard.js";
 import { likertView } from "./likert.js";
@@ -170,32 +168,4 @@ attachKeyboard({
   },
 });
 
-if (state.readOnly) queue.clear();
-else for (const op of queue.ops) state.applyOp(op);
-render();
-queue.run();
-
-function startClock() {
-  startActivityClock({
-    intervalSeconds: Math.max(1, data.activity_interval_seconds || 15),
-    isOpen: () => !state.readOnly,
-    async report(seconds) {
-      const result = await reportActivity(data.api, seconds);
-      if (result.status === 409) queue.handlers.onClosed(result.data?.error ?? "This task can no longer change.");
-      return result.status === 200;
-    },
-  });
-}
-
-if (state.notYetOpen) {
-  // Open the page by itself when the date comes while it is showing.
-  const wait = state.opensAt.getTime() - Date.now();
-  if (wait < 2 ** 31 - 1) {
-    setTimeout(() => {
-      render();
-      if (!state.readOnly) startClock();
-    }, wait + 500);
-  }
-} else {
-  startClock();
-}
+startUnitPage({ data, state, queue, render });

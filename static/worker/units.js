@@ -10,6 +10,85 @@ import { startActivityClock } from "./activity.js";
 import { reportActivity } from "./api.js";
 import { el, fill } from "./dom.js";
 
+const CLOSED = new Set(["submitted", "released"]);
+
+export const copy = (value) => (value && typeof value === "object" ? { ...value } : value);
+
+/**
+ * The block as the page holds it: `saved` is what the server confirmed,
+ * `answers` what the page shows (saved, being saved, or not sent yet), both
+ * keyed by key(index). The server stays the authority. A page's subclass
+ * gives key(index), isComplete(index), savedAnswers(server) and, for its
+ * save queue's operations, the static opKey(op), applyOp(op) and
+ * markSaved(op, data); it calls begin(data) once its own fields are set.
+ */
+export class UnitState {
+  constructor(data, units) {
+    this.study = data.study;
+    this.units = units ?? [];
+    this.opensAt = data.available_from ? new Date(data.available_from) : null;
+    this.closedMessage = null;
+    this.submitting = false;
+  }
+
+  begin(data) {
+    this.applyServer(data);
+    this.current = this.firstOpen() ?? 0;
+  }
+
+  /** Take the server's view (page load, api.state after a refusal or a conflict). */
+  applyServer(server) {
+    this.status = server.status;
+    this.completion = server.completion ?? null;
+    const saved = this.savedAnswers(server) ?? {};
+    this.saved = Object.fromEntries(Object.entries(saved).map(([key, value]) => [key, copy(value)]));
+    this.answers = Object.fromEntries(Object.entries(this.saved).map(([key, value]) => [key, copy(value)]));
+  }
+
+  get notYetOpen() {
+    return this.opensAt !== null && this.opensAt.getTime() > Date.now();
+  }
+
+  get readOnly() {
+    return CLOSED.has(this.status) || this.closedMessage !== null || this.notYetOpen;
+  }
+
+  get lastIndex() {
+    return this.units.length - 1;
+  }
+
+  answer(index) {
+    return this.answers[this.key(index)];
+  }
+
+  get completeCount() {
+    return this.units.filter((_, index) => this.isComplete(index)).length;
+  }
+
+  get allComplete() {
+    return this.units.length > 0 && this.completeCount === this.units.length;
+  }
+
+  /** The first unit still to do at or after `from` (wrapping), or null. */
+  firstOpen(from = 0) {
+    for (let step = 0; step < this.units.length; step += 1) {
+      const index = (from + step) % this.units.length;
+      if (!this.isComplete(index)) return index;
+    }
+    return null;
+  }
+
+  /** The server refused `op`: back to what it has, plus what is still queued for the same unit. */
+  revert(op, queued) {
+    const keyOf = this.constructor.opKey;
+    const key = keyOf(op);
+    if (key === null) return;
+    if (key in this.saved) this.answers[key] = copy(this.saved[key]);
+    else delete this.answers[key];
+    for (const later of queued) if (keyOf(later) === key) this.applyOp(later);
+  }
+}
+
 /** Numbered buttons, one per unit: done ones are marked, the current one is aria-current. */
 export function unitStrip(container, count, { describe, onGo }) {
   const buttons = Array.from({ length: count }, (_, index) => {

@@ -6,53 +6,27 @@
  * the authority.
  */
 
-const CLOSED = new Set(["submitted", "released"]);
+import { UnitState } from "../worker/units.js";
+
 export const LEFT = "left";
 export const RIGHT = "right";
 export const TIE = "tie";
 
-const copy = (value) => (value && typeof value === "object" ? { ...value } : value);
-
-export class PairwiseState {
+export class PairwiseState extends UnitState {
   constructor(data) {
-    this.study = data.study;
-    this.units = data.pairs ?? [];
+    super(data, data.pairs);
     this.strengthMax = data.study.strength?.max ?? null;
     this.allowTies = Boolean(data.study.allow_ties);
-    this.opensAt = data.available_from ? new Date(data.available_from) : null;
-    this.closedMessage = null;
-    this.submitting = false;
-    this.applyServer(data);
-    this.current = this.firstOpen() ?? 0;
+    this.begin(data);
   }
 
-  /** Take the server's view (page load, api.state after a refusal or a conflict). */
-  applyServer(server) {
-    this.status = server.status;
-    this.completion = server.completion ?? null;
-    this.saved = Object.fromEntries(Object.entries(server.choices ?? {}).map(([key, value]) => [key, copy(value)]));
-    this.answers = Object.fromEntries(Object.entries(this.saved).map(([key, value]) => [key, copy(value)]));
-  }
-
-  get notYetOpen() {
-    return this.opensAt !== null && this.opensAt.getTime() > Date.now();
-  }
-
-  get readOnly() {
-    return CLOSED.has(this.status) || this.closedMessage !== null || this.notYetOpen;
-  }
-
-  get lastIndex() {
-    return this.units.length - 1;
+  savedAnswers(server) {
+    return server.choices;
   }
 
   /** The key the API knows a pair by: its position in the block's pairs. */
   key(index) {
     return String(this.units[index].position);
-  }
-
-  answer(index) {
-    return this.answers[this.key(index)];
   }
 
   /** Does this choice need a strength (a side was chosen and the study has a strength scale)? */
@@ -67,23 +41,6 @@ export class PairwiseState {
 
   isComplete(index) {
     return Boolean(this.answer(index)?.choice) && !this.strengthMissing(index);
-  }
-
-  get completeCount() {
-    return this.units.filter((_, index) => this.isComplete(index)).length;
-  }
-
-  get allComplete() {
-    return this.units.length > 0 && this.completeCount === this.units.length;
-  }
-
-  /** The first pair still to do at or after `from` (wrapping), or null. */
-  firstOpen(from = 0) {
-    for (let step = 0; step < this.units.length; step += 1) {
-      const index = (from + step) % this.units.length;
-      if (!this.isComplete(index)) return index;
-    }
-    return null;
   }
 
   /**
@@ -130,14 +87,5 @@ export class PairwiseState {
 
   markSaved(op, data) {
     if (op.kind === "choice") this.saved[String(data.position)] = { choice: data.choice, strength: data.strength };
-  }
-
-  /** The server refused `op`: back to what it has, plus what is still queued for the same pair. */
-  revert(op, queued) {
-    const key = PairwiseState.opKey(op);
-    if (key === null) return;
-    if (key in this.saved) this.answers[key] = copy(this.saved[key]);
-    else delete this.answers[key];
-    for (const later of queued) if (PairwiseState.opKey(later) === key) this.applyOp(later);
   }
 }

@@ -5,51 +5,24 @@
  * tuple with only its best chosen). The server stays the authority.
  */
 
-const CLOSED = new Set(["submitted", "released"]);
+import { UnitState } from "../worker/units.js";
 
-const copy = (value) => (value && typeof value === "object" ? { ...value } : value);
-
-export class RatingState {
+export class RatingState extends UnitState {
   constructor(data) {
-    this.protocol = data.protocol === "bws" ? "bws" : "likert";
-    this.study = data.study;
-    this.units = (this.protocol === "bws" ? data.tuples : data.items) ?? [];
-    this.opensAt = data.available_from ? new Date(data.available_from) : null;
-    this.closedMessage = null;
-    this.submitting = false;
-    this.applyServer(data);
-    this.current = this.firstOpen() ?? 0;
+    const protocol = data.protocol === "bws" ? "bws" : "likert";
+    super(data, protocol === "bws" ? data.tuples : data.items);
+    this.protocol = protocol;
+    this.begin(data);
   }
 
-  /** Take the server's view (page load, api.state after a refusal or a conflict). */
-  applyServer(server) {
-    this.status = server.status;
-    this.completion = server.completion ?? null;
-    const saved = this.protocol === "bws" ? server.judgments : server.ratings;
-    this.saved = Object.fromEntries(Object.entries(saved ?? {}).map(([key, value]) => [key, copy(value)]));
-    this.answers = Object.fromEntries(Object.entries(this.saved).map(([key, value]) => [key, copy(value)]));
-  }
-
-  get notYetOpen() {
-    return this.opensAt !== null && this.opensAt.getTime() > Date.now();
-  }
-
-  get readOnly() {
-    return CLOSED.has(this.status) || this.closedMessage !== null || this.notYetOpen;
-  }
-
-  get lastIndex() {
-    return this.units.length - 1;
+  savedAnswers(server) {
+    return this.protocol === "bws" ? server.judgments : server.ratings;
   }
 
   /** The key the API knows a unit by: a document's external id, or a tuple's position. */
   key(index) {
     const unit = this.units[index];
     return this.protocol === "bws" ? String(unit.position) : unit.document;
-  }
-
-  answer(index) {
-    return this.answers[this.key(index)];
   }
 
   isComplete(index) {
@@ -61,23 +34,6 @@ export class RatingState {
   /** Does the study ask for the gap between best and worst, and is it still unanswered here? */
   valueMissing(index) {
     return Boolean(this.study.value_scale) && (this.answer(index)?.value ?? null) === null;
-  }
-
-  get completeCount() {
-    return this.units.filter((_, index) => this.isComplete(index)).length;
-  }
-
-  get allComplete() {
-    return this.units.length > 0 && this.completeCount === this.units.length;
-  }
-
-  /** The first unit still to do at or after `from` (wrapping), or null. */
-  firstOpen(from = 0) {
-    for (let step = 0; step < this.units.length; step += 1) {
-      const index = (from + step) % this.units.length;
-      if (!this.isComplete(index)) return index;
-    }
-    return null;
   }
 
   // --- Likert -------------------------------------------------------------------
@@ -146,14 +102,5 @@ export class RatingState {
   markSaved(op, data) {
     if (op.kind === "rating") this.saved[data.document] = data.score;
     if (op.kind === "judgment") this.saved[String(data.position)] = { best: data.best, worst: data.worst, value: data.value };
-  }
-
-  /** The server refused `op`: back to what it has, plus what is still queued for the same unit. */
-  revert(op, queued) {
-    const key = RatingState.opKey(op);
-    if (key === null) return;
-    if (key in this.saved) this.answers[key] = copy(this.saved[key]);
-    else delete this.answers[key];
-    for (const later of queued) if (RatingState.opKey(later) === key) this.applyOp(later);
   }
 }

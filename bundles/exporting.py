@@ -115,16 +115,16 @@ def _study_yaml(study, identities=True):
 
 
 def assignment_record(assignment, who):
-    """The fields every line of a document study's assignments.jsonl starts with."""
+    """The fields every line of assignments.jsonl starts with ("document" only for a document study)."""
     annotator, platform = who(assignment)
-    record = {
-        "document": assignment.document.external_id,
-        "annotator": annotator,
-        "platform": platform,
-        "kind": assignment.kind,
-        "block": assignment.block,
-        "active_seconds": assignment.active_seconds,
-    }
+    record = {"document": assignment.document.external_id} if assignment.document_id is not None else {}
+    record.update(
+        annotator=annotator,
+        platform=platform,
+        kind=assignment.kind,
+        block=assignment.block,
+        active_seconds=assignment.active_seconds,
+    )
     if assignment.submitted_at is not None:
         record["submitted_at"] = assignment.submitted_at.isoformat()
     return record

@@ -53,3 +53,23 @@ def check_header(value, file, line, problems):
         return None
     return {"annotator": annotator, "platform": platform, "kind": kind, "block": block,
             "active_seconds": active_seconds, "submitted_at": submitted_at}  # fmt: skip
+
+
+def unique_block_lines(records, problems, check_line):
+    """The specs of a block study's assignments.jsonl lines, `check_line(record)` checking each.
+
+    A second line for the same annotator, block and kind is a problem; the first one stands.
+    """
+    specs, first_line = [], {}
+    for record in records:
+        spec = check_line(record)
+        if spec is None:
+            continue
+        identity = (spec.block, spec.platform, spec.annotator, spec.kind)
+        if identity in first_line:
+            problems.add(record.file, record.line, f"annotator '{spec.annotator}' already has a {spec.kind} "
+                                                   f"assignment for block '{spec.block}' (line {first_line[identity]})")  # fmt: skip
+            continue
+        first_line[identity] = record.line
+        specs.append(spec)
+    return specs

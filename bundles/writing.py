@@ -45,19 +45,21 @@ def write_study(spec, documents, work, *, user=None):
     return study
 
 
-def submitted_assignments(study, assignments, workers, document_ids):
-    """One submitted assignment per spec of a document study (span, review)."""
+def submitted_assignments(study, assignments, workers, document_ids, items_of=None):
+    """One submitted assignment per spec: of a document (span, review), or of a block
+    (rating, pairwise), whose worker's items `items_of(spec)` gives."""
     return Assignment.objects.bulk_create(
         [
             Assignment(
                 study=study,
-                document_id=document_ids[spec.document],
+                document_id=document_ids[spec.document] if getattr(spec, "document", None) else None,
                 worker=workers[(spec.platform, spec.annotator)],
                 kind=spec.kind,
                 block=spec.block,
                 status=Assignment.Status.SUBMITTED,
                 active_seconds=spec.active_seconds,
                 submitted_at=aware(spec.submitted_at),
+                items=items_of(spec) if items_of is not None else [],
             )  # fmt: skip
             for spec in assignments
         ],

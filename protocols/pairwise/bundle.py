@@ -9,12 +9,11 @@ order of the block's pairs; an imported line's pairs are numbered in the
 order given, so export -> import -> export gives the same bytes.
 """
 
-from annotations.models import Assignment
-from bundles.exporting import json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.importing import DOCUMENT_FILES
 from bundles.problems import Problems
 from bundles.reading import read_falte_documents, read_jsonl
-from bundles.writing import ROW_BATCH, aware, workers_for
+from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_assignments, check_outputs
@@ -61,26 +60,13 @@ def write_work(study, work, segment_ids):
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
     document_ids = dict(study.documents.values_list("external_id", "id"))
-    rows = Assignment.objects.bulk_create(
-        [
-            Assignment(
-                study=study,
-                document=None,
-                block=spec.block,
-                worker=workers[(spec.platform, spec.annotator)],
-                kind=spec.kind,
-                status=Assignment.Status.SUBMITTED,
-                active_seconds=spec.active_seconds,
-                submitted_at=aware(spec.submitted_at),
-                items=[
-                    {"position": n, "left": document_ids[c.left], "right": document_ids[c.right]}
-                    for n, c in enumerate(spec.choices)
-                ],
-            )
-            for spec in work.assignments
+    rows = submitted_assignments(
+        study, work.assignments, workers, document_ids,
+        items_of=lambda spec: [
+            {"position": n, "left": document_ids[c.left], "right": document_ids[c.right]}
+            for n, c in enumerate(spec.choices)
         ],
-        batch_size=ROW_BATCH,
-    )
+    )  # fmt: skip
     PairwiseChoice.objects.bulk_create(
         [
             PairwiseChoice(
@@ -106,13 +92,7 @@ def export_work(study, assignments, directory, who):
     )
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for assignment in assignments:
-            annotator, platform = who(assignment)
-            record = {
-                "annotator": annotator, "platform": platform,
-                "kind": assignment.kind, "block": assignment.block, "active_seconds": assignment.active_seconds,
-            }  # fmt: skip
-            if assignment.submitted_at is not None:
-                record["submitted_at"] = assignment.submitted_at.isoformat()
+            record = assignment_record(assignment, who)
             record["choices"] = [
                 {
                     "left": external[c.left_id],

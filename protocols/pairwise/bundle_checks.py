@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bundles.fields import is_int, unknown_fields
-from bundles.headers import HEADER_FIELDS, check_header
+from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 
 from . import config
 
@@ -85,19 +85,9 @@ def check_assignments(records, problems, *, blocks, broken, study):
     `broken` documents were reported already: a line naming one is left out
     without a second message.
     """
-    specs, first_line = [], {}
-    for record in records:
-        spec = _check_line(record, problems, blocks, broken, study)
-        if spec is None:
-            continue
-        identity = (spec.block, spec.platform, spec.annotator, spec.kind)
-        if identity in first_line:
-            problems.add(record.file, record.line, f"annotator '{spec.annotator}' already has a {spec.kind} "
-                                                   f"assignment for block '{spec.block}' (line {first_line[identity]})")  # fmt: skip
-            continue
-        first_line[identity] = record.line
-        specs.append(spec)
-    return specs
+    return unique_block_lines(
+        records, problems, lambda record: _check_line(record, problems, blocks, broken, study)
+    )
 
 
 def _check_line(record, problems, blocks, broken, study):

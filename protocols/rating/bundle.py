@@ -1,10 +1,9 @@
 """The rating protocols' part of a bundle: one assignments.jsonl line per worker and block,
 with its Likert ratings or BWS judgments."""
 
-from annotations.models import Assignment
-from bundles.exporting import json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
-from bundles.writing import ROW_BATCH, aware, workers_for
+from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_block_assignments
@@ -39,28 +38,13 @@ def write_work(study, work, segment_ids):
 
 def write_block_assignments(study, assignments, workers, document_ids):
     """Rating studies: one assignment per worker and block, with its ratings or judgments."""
-    rows = Assignment.objects.bulk_create(
-        [
-            Assignment(
-                study=study,
-                document=None,
-                block=spec.block,
-                worker=workers[(spec.platform, spec.annotator)],
-                kind=spec.kind,
-                status=Assignment.Status.SUBMITTED,
-                active_seconds=spec.active_seconds,
-                submitted_at=aware(spec.submitted_at),
-                items=[document_ids[d] for d, _ in spec.ratings]
-                if spec.ratings
-                else [
-                    {"position": n, "documents": [document_ids[d] for d in j["documents"]]}
-                    for n, j in enumerate(spec.judgments)
-                ],
-            )  # fmt: skip
-            for spec in assignments
+    rows = submitted_assignments(
+        study, assignments, workers, document_ids,
+        items_of=lambda spec: [document_ids[d] for d, _ in spec.ratings] if spec.ratings else [
+            {"position": n, "documents": [document_ids[d] for d in j["documents"]]}
+            for n, j in enumerate(spec.judgments)
         ],
-        batch_size=ROW_BATCH,
-    )
+    )  # fmt: skip
     ratings, judgments = [], []
     for row, spec in zip(rows, assignments, strict=True):
         ratings += [Rating(assignment=row, document_id=document_ids[d], score=s) for d, s in spec.ratings]
@@ -88,13 +72,7 @@ def export_work(study, assignments, directory, who):
     )
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for assignment in assignments:
-            annotator, platform = who(assignment)
-            record = {
-                "annotator": annotator, "platform": platform,
-                "kind": assignment.kind, "block": assignment.block, "active_seconds": assignment.active_seconds,
-            }  # fmt: skip
-            if assignment.submitted_at is not None:
-                record["submitted_at"] = assignment.submitted_at.isoformat()
+            record = assignment_record(assignment, who)
             if study.protocol == "likert":
                 ratings = sorted(assignment.ratings.all(), key=lambda r: position[r.document_id])
                 record["ratings"] = [{"document": external[r.document_id], "score": r.score} for r in ratings]

@@ -1,7 +1,7 @@
 """Check the assignment lines of rating studies: a block's Likert ratings or BWS judgments."""
 
 from bundles.fields import is_int, unknown_fields
-from bundles.headers import HEADER_FIELDS, check_header
+from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 from bundles.specs import AssignmentSpec
 
 BLOCK_FIELDS = HEADER_FIELDS | {"ratings", "judgments"}
@@ -9,19 +9,11 @@ BLOCK_FIELDS = HEADER_FIELDS | {"ratings", "judgments"}
 
 def check_block_assignments(records, problems, *, blocks, protocol, scale=(1, 5), value_scale=None):
     """`blocks` maps a block label to the external ids of its documents."""
-    specs, first_line = [], {}
-    for record in records:
-        spec = _check_block_assignment(record, problems, blocks, protocol, scale, value_scale)
-        if spec is None:
-            continue
-        identity = (spec.block, spec.platform, spec.annotator, spec.kind)
-        if identity in first_line:
-            problems.add(record.file, record.line, f"annotator '{spec.annotator}' already has a {spec.kind} "
-                                                   f"assignment for block '{spec.block}' (line {first_line[identity]})")  # fmt: skip
-            continue
-        first_line[identity] = record.line
-        specs.append(spec)
-    return specs
+    return unique_block_lines(
+        records,
+        problems,
+        lambda record: _check_block_assignment(record, problems, blocks, protocol, scale, value_scale),
+    )
 
 
 def _check_block_assignment(record, problems, blocks, protocol, scale, value_scale):

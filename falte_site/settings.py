@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "protocols.rating",
     "protocols.review",
     "protocols.pairwise",
+    "evaluators",
 ]
 
 MIDDLEWARE = [

@@ -13,6 +13,7 @@ class Worker(models.Model):
         LINK = "link", "Task link"
         EXPERT = "expert", "Expert"
         IMPORT = "import", "Imported"
+        MODEL = "model", "Automatic evaluator"
 
     platform = models.CharField(max_length=16, choices=Platform.choices)
     external_id = models.CharField(

@@ -32,6 +32,8 @@ class Assignment(models.Model):
         QUALIFICATION = "qualification", "Qualification"
         GOLD = "gold", "Gold (expert)"
         RETEST = "retest", "Retest"
+        # An automatic evaluator's output (evaluators/): never in the people's figures.
+        MODEL = "model", "Model (automatic evaluator)"
 
     class Status(models.TextChoices):
         ASSIGNED = "assigned", "Assigned"

@@ -226,8 +226,14 @@ CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery
 CELERY_TASK_SERIALIZER = "json"
 # A running report whose job gave no sign of life for this long is sent again.
 REPORT_STALE_SECONDS = env.int("REPORT_STALE_SECONDS", default=120)
+# An evaluator run with no stored document for this long is taken to have lost its worker.
+EVALUATOR_STALE_SECONDS = env.int("EVALUATOR_STALE_SECONDS", default=300)
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-reports": {"task": "reports.tasks.reports_requeue_stale_task", "schedule": 60.0},
+    "requeue-stale-evaluator-runs": {
+        "task": "evaluators.tasks.evaluator_runs_requeue_stale_task",
+        "schedule": 60.0,
+    },
 }
 CELERY_ACCEPT_CONTENT = ["json"]
 

@@ -1,0 +1,233 @@
+"""Evaluators in admin: declare them, run them, watch and cancel runs, read each document's exchange."""
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+from django.utils.html import format_html
+from django.views.decorators.http import require_POST
+
+from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, manages_study
+
+from . import detectors, prompts
+from .models import Evaluator, EvaluatorResult, EvaluatorRun
+from .services import (
+    RunNotSent,
+    RunRefused,
+    evaluator_run_cancel,
+    evaluator_run_request,
+    evaluator_runs_requeue_stale,
+)
+from .summary import run_summary
+
+
+class EvaluatorForm(forms.ModelForm):
+    base_url = forms.URLField(
+        required=False, max_length=500, assume_scheme="https",
+        help_text=Evaluator._meta.get_field("base_url").help_text,
+    )  # fmt: skip
+
+    class Meta:
+        model = Evaluator
+        fields = [
+            "study", "key", "kind", "description", "occurrences", "base_url", "model", "api_key_env",
+            "temperature", "seed", "max_tokens", "response_format", "prompt_template", "timeout_seconds",
+            "max_retries", "concurrency", "price_input_per_1k", "price_output_per_1k", "detector", "options",
+        ]  # fmt: skip
+
+    def clean(self):
+        data = super().clean()
+        kind, study = data.get("kind"), data.get("study")
+        if kind == Evaluator.Kind.LLM:
+            for name in ("base_url", "model"):
+                if not data.get(name):
+                    self.add_error(name, "An LLM evaluator needs this.")
+            problem = prompts.check_template(data.get("prompt_template") or "")
+            if problem:
+                self.add_error("prompt_template", problem)
+        elif kind == Evaluator.Kind.BUILTIN and study is not None:
+            kinds = dict(study.taxonomy.categories.values_list("key", "kind")) if study.taxonomy_id else {}
+            try:
+                detectors.make_detector(data.get("detector") or "", data.get("options") or {}, kinds)
+            except detectors.DetectorOptionError as error:
+                self.add_error("options", str(error))
+        return data
+
+
+@admin.register(Evaluator)
+class EvaluatorAdmin(StudyScopedAdmin):
+    form = EvaluatorForm
+    list_display = ["key", "study", "kind", "model", "detector", "last_run"]
+    list_filter = [StudyListFilter, "kind"]
+    list_select_related = ["study"]
+    search_fields = ["key", "model", "detector"]
+    actions = ["run_evaluators", "cancel_runs"]
+    fieldsets = [
+        (None, {"fields": ["study", "key", "kind", "description", "occurrences"]}),
+        (
+            "LLM endpoint",
+            {
+                "fields": [
+                    "base_url",
+                    "model",
+                    "api_key_env",
+                    "temperature",
+                    "seed",
+                    "max_tokens",
+                    "response_format",
+                    "prompt_template",
+                    "timeout_seconds",
+                    "max_retries",
+                    "concurrency",
+                    "price_input_per_1k",
+                    "price_output_per_1k",
+                ],
+                "description": "The API key is read from the named environment variable when the run starts.",
+            },
+        ),  # fmt: skip
+        ("Built-in detector", {"fields": ["detector", "options"]}),
+    ]
+
+    @admin.display(description="last run")
+    def last_run(self, evaluator):
+        run = evaluator.runs.first()
+        if run is None:
+            return "—"
+        url = reverse("admin:evaluators_evaluatorrun_change", args=[run.pk])
+        return format_html(
+            '<a href="{}">{} ({} of {})</a>', url, run.get_status_display(), run.finished, run.total
+        )
+
+    @admin.action(description="Run the selected evaluators on every main document")
+    def run_evaluators(self, request, queryset):
+        for evaluator in queryset.select_related("study"):
+            try:
+                run, created = evaluator_run_request(evaluator=evaluator, user=request.user)
+            except (RunRefused, RunNotSent) as error:
+                messages.error(request, format_html("{}: {}", evaluator.key, error))
+                continue
+            state = "queued" if created else f"already {run.status}"
+            messages.info(request, format_html("{}: run {} {}.", evaluator.key, run.pk, state))
+
+    @admin.action(description="Cancel the active runs of the selected evaluators")
+    def cancel_runs(self, request, queryset):
+        for run in EvaluatorRun.objects.active().filter(evaluator__in=queryset):
+            evaluator_run_cancel(run=run)
+            messages.info(request, format_html("run {} of {}: {}.", run.pk, run.evaluator.key, run.status))
+
+
+class ResultInline(admin.TabularInline):
+    model = EvaluatorResult
+    fields = [
+        "document",
+        "status",
+        "problem",
+        "items_found",
+        "cached",
+        "latency_ms",
+        "prompt_tokens",
+        "completion_tokens",
+    ]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    @admin.display(description="spans placed / listed")
+    def items_found(self, result):
+        placed = sum(1 for item in result.items or () if item.get("status") == "found")
+        return f"{placed} / {len(result.items or ())}"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(EvaluatorRun)
+class EvaluatorRunAdmin(StudyScopedAdmin):
+    study_path = "evaluator__study"
+    list_display = [
+        "__str__",
+        "study",
+        "status",
+        "progress",
+        "calls",
+        "cached",
+        "cost",
+        "created_at",
+        "finished_at",
+    ]
+    list_filter = [StudyListFilter, "status"]
+    list_select_related = ["evaluator__study"]
+    readonly_fields = ["summary", *[f.name for f in EvaluatorRun._meta.fields]]
+    inlines = [ResultInline]
+
+    @admin.display(description="study", ordering="evaluator__study__title")
+    def study(self, run):
+        return run.evaluator.study
+
+    @admin.display(description="progress")
+    def progress(self, run):
+        return f"{run.finished} of {run.total}"
+
+    @admin.display(description="summary")
+    def summary(self, run):
+        return format_html("{}", "\n".join(run_summary(run)))
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        run = self.get_object(request, object_id)
+        if run is not None and run.is_active:
+            evaluator_runs_requeue_stale()  # a researcher waiting on a dead worker's run revives it
+            run.refresh_from_db()
+        extra = {
+            "cancel_url": reverse("admin:evaluators_evaluatorrun_cancel", args=[run.pk])
+            if run is not None and run.is_active and manages_study(request, run.evaluator.study_id)
+            else None,
+            "run_active": run is not None and run.is_active,
+        }
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), **extra})
+
+    def get_urls(self):
+        wrap = self.admin_site.admin_view
+        return [
+            path(
+                "<int:run_id>/cancel/",
+                wrap(require_POST(self.cancel_view)),
+                name="evaluators_evaluatorrun_cancel",
+            ),
+            *super().get_urls(),
+        ]
+
+    def cancel_view(self, request, run_id):
+        run = get_object_or_404(self.get_queryset(request), pk=run_id)
+        if not manages_study(request, run.evaluator.study_id):
+            raise PermissionDenied
+        evaluator_run_cancel(run=run)
+        messages.info(request, f"Run {run.pk}: {run.get_status_display()}.")
+        return redirect("admin:evaluators_evaluatorrun_change", run.pk)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(EvaluatorResult)
+class EvaluatorResultAdmin(StudyScopedAdmin):
+    """One document's exchange: the request sent, the raw answer, and where each item was placed."""
+
+    study_path = "run__evaluator__study"
+    list_display = ["__str__", "run", "document", "status", "cached", "latency_ms"]
+    list_filter = [StudyListFilter, "status"]
+    list_select_related = ["run__evaluator", "document"]
+    readonly_fields = [f.name for f in EvaluatorResult._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

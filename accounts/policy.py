@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from django.db.models import Q
 
 from accounts.models import StudyMembership
-from studies import protocols
+from studies import extensions, protocols
 from studies.models import Study
 
 SUPERUSER = "superuser"
@@ -181,26 +181,15 @@ RULES = {
 }
 
 
-# Rows of apps above the protocols (evaluators/), added by their AppConfig.ready().
-EXTENSION_RULES = {}
-
-
-def register_rules(rules):
-    """Add the policy rows of an app that is neither core nor a protocol ({model label: ModelRule})."""
-    EXTENSION_RULES.update(rules)
-
-
 def rule_for(model):
-    """The policy row of a model: the core's RULES, an extension's, or its protocol's access_rules.
+    """The policy row of a model: the core's RULES, or the access_rules of its protocol or extension.
 
     KeyError for a model the policy does not know: add it.
     """
     label = model._meta.label_lower
     if label in RULES:
         return RULES[label]
-    if label in EXTENSION_RULES:
-        return EXTENSION_RULES[label]
-    for protocol in protocols.registered():
+    for protocol in [*protocols.registered(), *extensions.registered()]:
         if label in protocol.access_rules:
             return protocol.access_rules[label]
     raise KeyError(label)

@@ -2,7 +2,7 @@
 
 from django.contrib.auth.models import Group, Permission
 
-from studies import protocols
+from studies import extensions, protocols
 
 from .services import RESEARCHER_GROUP
 
@@ -17,10 +17,10 @@ RESEARCHER_MODELS = {
 
 
 def researcher_models():
-    """{app label: model names} researchers manage: the core's and each protocol's."""
+    """{app label: model names} researchers manage: the core's and each protocol's and extension's."""
     models = {label: list(names) for label, names in RESEARCHER_MODELS.items()}
-    for protocol in protocols.registered():
-        for label_model in protocol.researcher_models:
+    for plugin in [*protocols.registered(), *extensions.registered()]:
+        for label_model in plugin.researcher_models:
             label, model = label_model.split(".")
             models.setdefault(label, []).append(model)
     return models

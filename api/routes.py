@@ -10,7 +10,7 @@ from api.viewsets import (
     StudyViewSet,
     TaxonomyViewSet,
 )
-from studies import protocols
+from studies import extensions, protocols
 
 router = DefaultRouter()
 router.register("studies", StudyViewSet, basename="study")
@@ -19,7 +19,7 @@ router.register("documents", DocumentViewSet, basename="document")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("reports", ReportViewSet, basename="report")
 
-# Each protocol's resources, by dotted path (Protocol.api_routes): no protocol import here.
-for protocol in protocols.registered():
-    for prefix, viewset, basename in protocol.api_routes:
+# Each protocol's and extension's resources, by dotted path (api_routes): no import of theirs here.
+for plugin in [*protocols.registered(), *extensions.registered()]:
+    for prefix, viewset, basename in plugin.api_routes:
         router.register(prefix, import_string(viewset), basename=basename)

@@ -19,7 +19,7 @@ from accounts import policy
 from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
-from studies import protocols
+from studies import extensions, protocols
 
 from .study_checks import category_spec_of
 
@@ -111,6 +111,11 @@ def _study_yaml(study, identities=True):
             "description": taxonomy.description,
             "categories": [category_spec_of(c).as_dict() for c in taxonomy.categories.all()],
         }  # fmt: skip
+    for extension in extensions.registered():
+        if extension.study_yaml_key:
+            value = extension.study_yaml_export(study)
+            if value is not None:
+                data[extension.study_yaml_key] = value
     return yaml.dump(data, Dumper=_BundleDumper, sort_keys=False, allow_unicode=True, width=100)
 
 

@@ -73,7 +73,7 @@ def import_bundle(directory, *, locate=False, user=None):
     work = protocol.bundle_check(directory, spec, documents, broken, locate, problems)
     problems.raise_if_any(work.located.summary() if work.located else "")
 
-    study = write_study(spec, documents, work, user=user)
+    study = write_study(spec, documents, work, user=user, directory=directory)
     return ImportResult(
         study=study,
         documents=len(documents),

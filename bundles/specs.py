@@ -51,6 +51,8 @@ class StudySpec:
     max_documents_per_worker: int | None = None
     config: dict = field(default_factory=dict)
     taxonomy: TaxonomySpec | None = None
+    # {extension key: what its study_yaml_check returned} (studies/extensions.py)
+    extensions: dict = field(default_factory=dict)
 
 
 @dataclass

@@ -6,7 +6,7 @@ the whole list at once. Only records without problems become specs.
 
 import re
 
-from studies import protocols
+from studies import extensions, protocols
 from studies.config import config_problems
 from studies.models import Category, Study, Taxonomy
 
@@ -43,7 +43,7 @@ def check_study(raw, problems, name="study.yaml", *, user=None):
     stored taxonomy is shared only when they may see it (see check_taxonomy).
     """
     line = getattr(raw, "line", 1)
-    _unknown_fields(raw, STUDY_FIELDS, name, problems, line)
+    _unknown_fields(raw, STUDY_FIELDS | extensions.study_yaml_keys(), name, problems, line)
     slug = raw.get("slug")
     title = raw.get("title")
     if not isinstance(slug, str) or not SLUG.match(slug):
@@ -81,7 +81,7 @@ def check_study(raw, problems, name="study.yaml", *, user=None):
         problems.add(name, line, f"a {protocol} study needs a 'taxonomy' with its categories")
     if slug is None or not isinstance(title, str):
         return None
-    return StudySpec(
+    spec = StudySpec(
         slug=slug,
         title=title,
         protocol=protocol,
@@ -92,6 +92,13 @@ def check_study(raw, problems, name="study.yaml", *, user=None):
         config=plain(config),
         taxonomy=taxonomy,
     )
+    for extension in extensions.registered():
+        if extension.study_yaml_key and raw.get(extension.study_yaml_key) is not None:
+            value = raw[extension.study_yaml_key]
+            spec.extensions[extension.key] = extension.study_yaml_check(
+                value, spec, problems, name, getattr(value, "line", line)
+            )
+    return spec
 
 
 def _line_of(config, path, default):

@@ -13,7 +13,7 @@ from django.utils.dateparse import parse_datetime
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
 from qualification.services import qualification_score_study
-from studies import protocols
+from studies import extensions, protocols
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 
@@ -22,7 +22,7 @@ ROW_BATCH = 5000
 
 
 @transaction.atomic
-def write_study(spec, documents, work, *, user=None):
+def write_study(spec, documents, work, *, user=None, directory=None):
     taxonomy = _taxonomy_for(spec.taxonomy, user) if spec.taxonomy else None
     study = Study.objects.create(
         slug=spec.slug,
@@ -39,6 +39,9 @@ def write_study(spec, documents, work, *, user=None):
         StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
     segment_ids = write_documents(study, documents, keep_segment_ids=bool(work.assignments))
     protocols.of(study).bundle_write(study, work, segment_ids)
+    for extension in extensions.registered():
+        if extension.key in spec.extensions:
+            extension.study_yaml_write(study, spec.extensions[extension.key], directory)
     if work.assignments:
         # Imported work is scored like submitted work (qualification results, attention checks).
         qualification_score_study(study=study)

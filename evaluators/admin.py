@@ -23,11 +23,6 @@ from .summary import run_summary
 
 
 class EvaluatorForm(forms.ModelForm):
-    base_url = forms.URLField(
-        required=False, max_length=500, assume_scheme="https",
-        help_text=Evaluator._meta.get_field("base_url").help_text,
-    )  # fmt: skip
-
     class Meta:
         model = Evaluator
         fields = [

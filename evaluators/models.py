@@ -56,7 +56,8 @@ class Evaluator(models.Model):
     kind = models.CharField(max_length=16, choices=Kind.choices)
     description = models.TextField(blank=True)
     # LLM endpoints
-    base_url = models.URLField(
+    # Any http(s) URL with a host: single-label hosts (a compose service, "gpu-box:8000") are common here.
+    base_url = models.CharField(
         blank=True,
         max_length=500,
         validators=[http_url_validator],
@@ -166,6 +167,10 @@ class EvaluatorRun(models.Model):
     @property
     def is_active(self):
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+    @property
+    def study_id(self):
+        return self.evaluator.study_id
 
 
 class EvaluatorResult(models.Model):

@@ -1,10 +1,11 @@
 """What the report page shows, taken from a finished report's JSON.
 
 The body of the page is the study protocol's: its report_template, filled
-with its report_context(result).
+with its report_context(result); each extension with a part in the report
+adds its section after it (Extension.report_template and report_context).
 """
 
-from studies import protocols
+from studies import extensions, protocols
 
 
 def report_page_context(report):
@@ -18,4 +19,15 @@ def report_page_context(report):
     context = protocol.report_context(result)
     if context is None:
         return {"ready": False}
-    return {"ready": True, "section_template": protocol.report_template, **context}
+    sections = []
+    for extension in extensions.registered():
+        if extension.report_key and extension.report_key in result:
+            extra = extension.report_context(result)
+            if extra is not None:
+                sections.append({"template": extension.report_template, **extra})
+    return {
+        "ready": True,
+        "section_template": protocol.report_template,
+        "extension_sections": sections,
+        **context,
+    }

@@ -1,13 +1,19 @@
 """The report of one study as JSON-ready data: the same for the job and the command."""
 
-from studies import protocols
+from studies import extensions, protocols
 
 
 def study_report_data(study, progress=None):
     """Compute the report of `study` (DESIGN.md "Report JSON"; docs/reports.md).
 
-    The body is the study protocol's (Protocol.report); the header is the same for all.
+    The body is the study protocol's (Protocol.report), then each extension's part under
+    its own key (Extension.report, e.g. evaluator_comparison); the header is the same for all.
     """
     progress = progress or (lambda fraction: None)
     header = {"study": study.slug, "protocol": study.protocol}
-    return {**header, **protocols.of(study).report(study, progress)}
+    result = {**header, **protocols.of(study).report(study, progress)}
+    for extension in extensions.registered():
+        part = extension.report(study, progress) if extension.report_key else None
+        if part is not None:
+            result[extension.report_key] = part
+    return result

@@ -31,6 +31,7 @@ from rest_framework.authtoken.models import Token
 from accounts.models import StudyMembership, Worker
 from accounts.services import researcher_create
 from annotations.models import Assignment
+from evaluators.models import CachedResponse, Evaluator, EvaluatorResult, EvaluatorRun
 from exports.models import Export
 from protocols.pairwise.models import PairwiseChoice
 from qualification.models import Qualification, QualificationResult
@@ -156,6 +157,18 @@ def _pairwise_choice(world):
     return choice
 
 
+def _evaluator_run(world):
+    """An evaluator of S with a finished run and one result, for the evaluators' admin and API pages."""
+    evaluator, _ = Evaluator.objects.get_or_create(
+        study=world.s, key="repeats", defaults={"kind": "builtin", "detector": "repetition"}
+    )
+    run = evaluator.runs.first() or EvaluatorRun.objects.create(evaluator=evaluator, status="done", total=1)
+    EvaluatorResult.objects.get_or_create(
+        run=run, document=world.s_assignment.document, defaults={"status": "ok"}
+    )
+    return run
+
+
 def s_object(world, model):
     """S's row of `model` (the object an admin or API detail URL is sent)."""
     label = model._meta.label_lower
@@ -171,6 +184,10 @@ def s_object(world, model):
         "annotations.assignment": world.s_assignment,
         "span.errorannotation": world.s_assignment.annotations.first(),
         "pairwise.pairwisechoice": _pairwise_choice(world),
+        "evaluators.evaluator": _evaluator_run(world).evaluator,
+        "evaluators.evaluatorrun": _evaluator_run(world),
+        "evaluators.evaluatorresult": _evaluator_run(world).results.first(),
+        "evaluators.cachedresponse": CachedResponse.objects.get_or_create(key="0" * 64)[0],
         "qualification.qualification": Qualification.objects.get(study=world.s),
         "qualification.qualificationresult": QualificationResult.objects.get(qualification__study=world.s),
         "reports.report": Report.objects.get(study=world.s),
@@ -192,6 +209,7 @@ def s_object(world, model):
 API_BASENAMES = {
     "study": "studies.study", "taxonomy": "studies.taxonomy", "document": "studies.document",
     "assignment": "annotations.assignment", "annotation": "span.errorannotation", "report": "reports.report",
+    "evaluatorrun": "evaluators.evaluatorrun",
 }  # fmt: skip
 
 
@@ -213,6 +231,8 @@ def url_kwargs(world, name, pattern):
             values[argument] = "annotations"
         elif argument in ("study_id",):
             values[argument] = world.s.pk
+        elif argument == "run_id":
+            values[argument] = _evaluator_run(world).pk
         elif argument == "report_id":
             values[argument] = Report.objects.get(study=world.s).pk
         elif argument == "export_id":
@@ -362,6 +382,7 @@ WATCHED_APPS = (
     "exports",
     "authtoken",
     "auth",
+    "evaluators",
     *(config.label for config in apps.get_app_configs() if config.name.startswith("protocols.")),
 )
 

@@ -1,0 +1,46 @@
+"""The evaluators app as seen by the core (studies/extensions.py): its policy rows, admin models,
+study.yaml key and report part."""
+
+from accounts.policy import ModelRule
+from studies.extensions import Extension
+
+from . import bundle, report
+
+
+class EvaluatorsExtension(Extension):
+    key = "evaluators"
+    access_rules = {
+        "evaluators.evaluator": ModelRule("study"),
+        "evaluators.evaluatorrun": ModelRule(
+            "evaluator__study", change="nobody", note="requested and cancelled by who manages the study"
+        ),
+        "evaluators.evaluatorresult": ModelRule(
+            "run__evaluator__study", change="nobody", note="each document's exchange, kept for audit"
+        ),
+        "evaluators.cachedresponse": ModelRule(
+            None, read="superusers", change="nobody", note="answers shared by identical requests"
+        ),
+    }
+    researcher_models = ("evaluators.evaluator", "evaluators.evaluatorrun", "evaluators.evaluatorresult")
+    api_routes = (("evaluator-runs", "evaluators.api.EvaluatorRunViewSet", "evaluatorrun"),)
+    study_yaml_key = "evaluators"
+    report_key = "evaluator_comparison"
+    report_template = "evaluators/report_section.html"
+
+    def study_yaml_check(self, value, spec, problems, name, line):
+        return bundle.check_evaluators(value, spec, problems, name, line)
+
+    def study_yaml_write(self, study, checked, directory):
+        bundle.write_evaluators(study, checked, directory)
+
+    def study_yaml_export(self, study):
+        return bundle.export_evaluators(study)
+
+    def report(self, study, progress):
+        return report.evaluator_comparison_for(study)
+
+    def report_context(self, result):
+        return report.comparison_context(result)
+
+
+EXTENSION = EvaluatorsExtension()

@@ -1,0 +1,63 @@
+"""The contract between the core and the apps that extend studies of a protocol (docs/architecture.md).
+
+An *extension* is an app above the protocols: it may build on them (the
+evaluators app writes span annotations and creates review studies), and the
+core reaches it only through this registry, as it reaches protocols through
+studies/protocols.py. Its AppConfig.ready() registers one Extension object.
+Every hook's default means "none of that".
+"""
+
+
+class Extension:
+    key = ""
+    # {"app_label.model": accounts.policy.ModelRule}: who reads and changes the extension's models.
+    access_rules = {}
+    # Model names (lower case) that researchers manage in admin (the researchers group's permissions).
+    researcher_models = ()
+    # REST API resources: (prefix, dotted path of a viewset, basename), under /api/.
+    api_routes = ()
+    # A top-level key of study.yaml that the extension reads and writes ("" for none).
+    study_yaml_key = ""
+    # The report's own key (e.g. "evaluator_comparison") and its section of the report page.
+    report_key = ""
+    report_template = ""
+
+    def study_yaml_check(self, value, spec, problems, name, line):
+        """Check the value of `study_yaml_key` (spec: the checked StudySpec, or None); return what
+        study_yaml_write needs, after adding every problem to `problems` (file `name`)."""
+        return value
+
+    def study_yaml_write(self, study, checked, directory):
+        """Write what study_yaml_check returned, in the import's transaction."""
+
+    def study_yaml_export(self, study):
+        """The value of `study_yaml_key` for `study`, or None to leave the key out."""
+        return None
+
+    def report(self, study, progress):
+        """The report's `report_key` part for `study`, or None when it has none."""
+        return None
+
+    def report_context(self, result):
+        """Template context of the report page's section from the whole report JSON, or None."""
+        return None
+
+    def __repr__(self):
+        return f"<Extension {self.key}>"
+
+
+_registry = {}
+
+
+def register(extension):
+    if extension.key in _registry and _registry[extension.key] is not extension:
+        raise ValueError(f"extension {extension.key!r} is registered twice")
+    _registry[extension.key] = extension
+
+
+def registered():
+    return list(_registry.values())
+
+
+def study_yaml_keys():
+    return {extension.study_yaml_key for extension in _registry.values() if extension.study_yaml_key}

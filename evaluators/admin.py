@@ -8,10 +8,13 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
-from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, manages_study
+from protocols.review.models import ReviewItem
+from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, forget_managed_studies, manages_study
+from studies.models import Study
 
 from . import detectors, prompts
 from .models import Evaluator, EvaluatorResult, EvaluatorRun
+from .review import ReviewRefused, review_study_create
 from .services import (
     RunNotSent,
     RunRefused,
@@ -57,7 +60,7 @@ class EvaluatorAdmin(StudyScopedAdmin):
     list_filter = [StudyListFilter, "kind"]
     list_select_related = ["study"]
     search_fields = ["key", "model", "detector"]
-    actions = ["run_evaluators", "cancel_runs"]
+    actions = ["run_evaluators", "cancel_runs", "review_spans"]
     fieldsets = [
         (None, {"fields": ["study", "key", "kind", "description", "occurrences"]}),
         (
@@ -110,6 +113,33 @@ class EvaluatorAdmin(StudyScopedAdmin):
         for run in EvaluatorRun.objects.active().filter(evaluator__in=queryset):
             evaluator_run_cancel(run=run)
             messages.info(request, format_html("run {} of {}: {}.", run.pk, run.evaluator.key, run.status))
+
+    @admin.action(description="Create a review study of the selected evaluators' spans")
+    def review_spans(self, request, queryset):
+        evaluators = list(queryset.select_related("study"))
+        studies = {evaluator.study_id for evaluator in evaluators}
+        if len(studies) != 1:
+            messages.error(request, "Choose evaluators of one study.")
+            return None
+        source = evaluators[0].study
+        slug = _free_slug(f"{source.slug}-review")
+        try:
+            review = review_study_create(evaluators=evaluators, slug=slug, user=request.user)
+        except ReviewRefused as refused:
+            messages.error(request, str(refused))
+            return None
+        forget_managed_studies(request)
+        messages.success(request, format_html("Review study {} created with {} items.", review.slug,
+                                              ReviewItem.objects.filter(document__study=review).count()))  # fmt: skip
+        return redirect("admin:studies_study_change", review.pk)
+
+
+def _free_slug(base):
+    slug, number = base, 1
+    while Study.objects.filter(slug=slug).exists():
+        number += 1
+        slug = f"{base}-{number}"
+    return slug
 
 
 class ResultInline(admin.TabularInline):

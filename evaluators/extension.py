@@ -17,6 +17,7 @@ class EvaluatorsExtension(Extension):
         "evaluators.evaluatorresult": ModelRule(
             "run__evaluator__study", change="nobody", note="each document's exchange, kept for audit"
         ),
+        "evaluators.evaluatorreview": ModelRule("source", change="nobody", note="made by the review action"),
         "evaluators.cachedresponse": ModelRule(
             None, read="superusers", change="nobody", note="answers shared by identical requests"
         ),

@@ -228,3 +228,23 @@ class CachedResponse(models.Model):
 
     def __str__(self):
         return self.key[:12]
+
+
+class EvaluatorReview(models.Model):
+    """A review study made from evaluators' spans (evaluators/review.py): its verdicts flow back
+    into the source study's evaluator comparison."""
+
+    source = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="evaluator_reviews")
+    review = models.OneToOneField(
+        "studies.Study", on_delete=models.CASCADE, related_name="evaluator_review_of"
+    )
+    evaluators = models.JSONField(
+        default=list, help_text="Evaluator keys, in the order of their labels A, B, ..."
+    )
+    categories = models.JSONField(
+        default=list, help_text="[document, item position, evaluator, category] of every review item."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"review {self.review_id} of study {self.source_id}"

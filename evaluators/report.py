@@ -17,6 +17,7 @@ from reports.metrics.spans.evaluators import evaluator_comparison
 
 from .answers import FOUND
 from .models import EvaluatorResult
+from .review import reviewed_precision
 
 SEED = 0
 RESAMPLES = 1000
@@ -41,6 +42,9 @@ def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=
             annotation.annotator = key_of[annotation.annotator]
     figures = evaluator_comparison(span_study, seed=seed, resamples=resamples, progress=progress)
     figures["runs"] = {key: _run_figures(study, key) for key in sorted(model_workers.values())}
+    reviewed = reviewed_precision(study)
+    if reviewed is not None:
+        figures["reviewed"] = reviewed
     return figures
 
 
@@ -119,6 +123,7 @@ def comparison_context(result):
         "runs": comparison.get("runs", {}),
         "references": comparison.get("references", {}),
         "one_more": {key: by_evaluator.get(key, {}).get("one_more_annotator", {}) for key in evaluators},
+        "reviewed": comparison.get("reviewed", {}),
         "chart": chart,
     }
 

@@ -2,6 +2,8 @@
 server answering from a script; built-in detectors; imported predictions; resuming and caching."""
 
 import json
+import threading
+import time
 
 import pytest
 from django.core.management import call_command
@@ -54,7 +56,7 @@ def study():
 def llm(study, server, **fields):
     defaults = {
         "key": "llm-a", "kind": Evaluator.Kind.LLM, "base_url": server.base_url, "model": "local-model",
-        "temperature": 0.0, "seed": 7, "max_retries": 2, "timeout_seconds": 5, "concurrency": 2,
+        "temperature": 0.0, "seed": 7, "max_retries": 2, "timeout_seconds": 5, "concurrency": 1,
         "price_input_per_1k": "0.5", "price_output_per_1k": "1.5",
     }  # fmt: skip
     return Evaluator.objects.create(study=study, **{**defaults, **fields})
@@ -312,3 +314,27 @@ def test_the_command_prints_the_run_and_refuses_unknown_keys(study, server, caps
     assert "3 of 3 documents" in out and "calls: 3" in out
     with pytest.raises(CommandError, match="no evaluator 'nope'"):
         call_command("run_evaluator", study.slug, "nope")
+
+
+def test_calls_overlap_up_to_the_evaluator_s_concurrency_and_no_further(run_now):
+    study = make_span_study(documents=8, segments=1)
+    in_flight, most, lock = [0], [0], threading.Lock()
+
+    def responder(body):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.2)
+        with lock:
+            in_flight[0] -= 1
+        return answer()
+
+    with FakeChatServer(responder=responder) as server:
+        evaluator = llm(study, server, concurrency=3)
+        began = time.monotonic()
+        run, _ = run_now(evaluator=evaluator)
+        elapsed = time.monotonic() - began
+    run.refresh_from_db()
+    assert run.status == "done" and run.calls == 8
+    assert most[0] == 3  # never more than the limit, and the limit was used
+    assert elapsed < 8 * 0.2  # the calls overlapped (sequential: 1.6 s)

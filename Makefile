@@ -31,6 +31,7 @@ env: .env
 demo: $(VENV)/.installed .env
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py load_demo
+	$(BIN)/python manage.py demo_evaluators
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium).

@@ -88,7 +88,10 @@ def _check_assignment(record, problems, documents, categories, locate, count, qu
     annotations = []
     for position, raw in enumerate(raw_annotations):
         where = f"annotation {position + 1}"
-        annotation = _check_annotation(raw, where, segments, categories, locate, count, file, line, problems)
+        # An automatic evaluator's span of a paired category may lack the earlier span it did not find.
+        unpaired_ok = isinstance(value.get("kind"), str) and value["kind"] == "model"
+        annotation = _check_annotation(raw, where, segments, categories, locate, count, file, line, problems,
+                                       unpaired_ok=unpaired_ok)  # fmt: skip
         if annotation is None:
             ok = False
         else:
@@ -131,7 +134,9 @@ def _check_document_answers(raw, questions, file, line, problems):
     return ordered_answers(questions, {key: value for key, value in answers.items() if value is not None})
 
 
-def _check_annotation(raw, where, segments, categories, locate, count, file, line, problems):
+def _check_annotation(
+    raw, where, segments, categories, locate, count, file, line, problems, unpaired_ok=False
+):
     if not isinstance(raw, dict):
         problems.add(file, line, f"{where}: must be an object")
         return None
@@ -146,7 +151,8 @@ def _check_annotation(raw, where, segments, categories, locate, count, file, lin
         return None
     span = _check_span(raw, f"{where} ({category})", segments, locate, count, file, line, problems)
     paired = None
-    if categories[category] == "paired":
+    needs_pair = categories[category] == "paired" and not (unpaired_ok and raw.get("paired") is None)
+    if needs_pair:
         if not isinstance(raw.get("paired"), dict):
             problems.add(file, line, f"{where}: paired category {category} needs its paired span ('paired')")
             return None
@@ -156,7 +162,7 @@ def _check_annotation(raw, where, segments, categories, locate, count, file, lin
             problems.add(file, line, f"{where}: the paired span must be earlier (segment {paired.segment} "
                                      f"comes after segment {span.segment})")  # fmt: skip
             return None
-    elif raw.get("paired") is not None:
+    elif categories[category] != "paired" and raw.get("paired") is not None:
         problems.add(file, line, f"{where}: category {category} is singleton but has a paired span")
         return None
     comment = raw.get("comment") or ""
@@ -165,7 +171,7 @@ def _check_annotation(raw, where, segments, categories, locate, count, file, lin
     if not isinstance(comment, str) or not isinstance(answers, dict) or not isinstance(client_id, str):
         problems.add(file, line, f"{where}: comment and client_id must be text, answers an object")
         return None
-    if span is None or (categories[category] == "paired" and paired is None):
+    if span is None or (needs_pair and paired is None):
         return None
     return AnnotationSpec(category=category, span=span, paired=paired, comment=comment,
                           answers=answers, client_id=client_id)  # fmt: skip

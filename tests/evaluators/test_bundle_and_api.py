@@ -212,3 +212,25 @@ def test_the_admin_runs_evaluators_and_an_analyst_cannot_cancel(
     client.post(f"/admin/evaluators/evaluatorrun/{queued.pk}/cancel/")
     queued.refresh_from_db()
     assert queued.status == "cancelled"
+
+
+def test_a_model_span_of_a_paired_category_without_its_earlier_span_round_trips(tmp_path):
+    directory = write_bundle(tmp_path, [])
+    people_line = {"document": "d1", "annotator": "w1", "kind": "main", "annotations": [
+        {"segment": 1, "category": "RepE", "start": 0, "end": 3, "text": "The"}]}  # fmt: skip
+    model_line = {"document": "d1", "annotator": "llm", "platform": "model", "kind": "model", "annotations": [
+        {"segment": 1, "category": "RepE", "start": 0, "end": 3, "text": "The"}]}  # fmt: skip
+    (directory / "study.yaml").write_text(
+        (directory / "study.yaml").read_text().replace("evaluators: []\n", "")
+    )
+    (directory / "assignments.jsonl").write_text(json.dumps(model_line) + "\n")
+    study = study_import_bundle(directory=directory).study
+    annotation = Assignment.objects.get(study=study, kind="model").annotations.get()
+    assert annotation.paired_segment is None and annotation.text == "The"
+    # People still need the earlier span of a paired category.
+    (directory / "study.yaml").write_text(
+        (directory / "study.yaml").read_text().replace("with-evaluators", "p")
+    )
+    (directory / "assignments.jsonl").write_text(json.dumps(people_line) + "\n")
+    with pytest.raises(BundleInvalid, match="needs its paired span"):
+        study_import_bundle(directory=directory)

@@ -10,6 +10,8 @@ and the same worker's ids in two studies cannot be matched.
 from django.conf import settings
 from django.utils.crypto import salted_hmac
 
+from accounts.models import Worker
+
 _SALT = "falte.annotator-pseudonym"
 
 
@@ -21,8 +23,15 @@ def annotator_pseudonym(study_pk, worker_pk):
 
 
 def pseudonyms_of(study_pk):
-    """A function worker pk -> pseudonym in the study, hashing each worker once (reports, exports)."""
-    known = {}
+    """A function worker pk -> pseudonym in the study, hashing each worker once (reports, exports).
+
+    Automatic evaluators (platform "model") are not people: they keep their key.
+    """
+    known = dict(
+        Worker.objects.filter(platform=Worker.Platform.MODEL, assignments__study_id=study_pk)
+        .values_list("pk", "external_id")
+        .distinct()
+    )
 
     def pseudonym(worker_pk):
         if worker_pk not in known:

@@ -51,7 +51,13 @@ def _annotators(study, identities):
     if identities:
         return lambda assignment: (assignment.worker.external_id, assignment.worker.platform)
     pseudonym = pseudonyms_of(study.pk)
-    return lambda assignment: (pseudonym(assignment.worker_id), Worker.Platform.IMPORT.value)
+
+    def who(assignment):
+        if assignment.kind == Assignment.Kind.MODEL:  # an automatic evaluator keeps its key and platform
+            return assignment.worker.external_id, Worker.Platform.MODEL.value
+        return pseudonym(assignment.worker_id), Worker.Platform.IMPORT.value
+
+    return who
 
 
 def export_study(study, directory, *, identities=True):

@@ -9,7 +9,6 @@ the current annotations (the latest result per document).
 
 from statistics import quantiles
 
-from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from protocols.span.report import span_study_for
 from reports.charts import grouped_bar_chart
@@ -34,12 +33,7 @@ def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=
     )
     if not model_workers:
         return None
-    span_study = span_study_for(study)
-    pseudonym = pseudonyms_of(study.pk)
-    key_of = {pseudonym(worker): key for worker, key in model_workers.items()}
-    for annotation in span_study.annotations:
-        if annotation.kind == Assignment.Kind.MODEL:
-            annotation.annotator = key_of[annotation.annotator]
+    span_study = span_study_for(study)  # names model annotations by their evaluator's key (pseudonyms_of)
     figures = evaluator_comparison(span_study, seed=seed, resamples=resamples, progress=progress)
     figures["runs"] = {key: _run_figures(study, key) for key in sorted(model_workers.values())}
     reviewed = reviewed_precision(study)

@@ -1,9 +1,14 @@
 """The report's evaluator comparison (figures, run costs, the page) and the review loop back into it."""
 
+import csv
+import io
+import re
+
 import pytest
 from django.test import Client
+from django.urls import reverse
 
-from accounts.models import Worker
+from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
 from evaluators.fake_llm import FakeChatServer, Reply
 from evaluators.models import Evaluator, EvaluatorReview
@@ -12,7 +17,13 @@ from evaluators.services import evaluator_run_request
 from protocols.review.models import ReviewAnswer, ReviewItem
 from reports.models import Report
 from reports.study_report import study_report_data
-from tests.factories import AssignmentFactory, ErrorAnnotationFactory, WorkerFactory, make_span_study
+from tests.factories import (
+    AssignmentFactory,
+    ErrorAnnotationFactory,
+    UserFactory,
+    WorkerFactory,
+    make_span_study,
+)
 
 pytestmark = pytest.mark.django_db
 ANSWER = '{"errors": [{"category": "CharE", "span": "Anna", "segment": 1, "occurrence": null, "earlier_span": null, "explanation": "who?"}, {"category": "CharE", "span": "Zed", "segment": null, "occurrence": null, "earlier_span": null, "explanation": "nowhere"}]}'
@@ -129,3 +140,18 @@ def test_the_admin_action_creates_the_review_study(study, evaluated, researcher)
     review = EvaluatorReview.objects.get().review
     assert review.slug == f"{study.slug}-review"
     assert review.memberships.filter(user=researcher, role="researcher").exists()
+
+
+def test_the_annotation_table_names_evaluators_by_key_and_people_by_pseudonym(study, evaluated):
+    analyst = UserFactory(username="analyst-t", is_staff=True)
+    StudyMembership.objects.create(study=study, user=analyst, role="analyst")
+    client = Client()
+    client.force_login(analyst)
+    response = client.get(reverse("export-annotations", args=[study.pk, "csv"]))
+    body = b"".join(response.streaming_content).decode() if response.streaming else response.content.decode()
+    rows = list(csv.DictReader(io.StringIO(body)))
+    assert len(rows) == 9
+    assert {row["annotator"] for row in rows if row["kind"] == "model"} == {"llm-a"}
+    people = {row["annotator"] for row in rows if row["kind"] == "main"}
+    assert len(people) == 2 and all(re.fullmatch(r"A[0-9a-f]{10}", name) for name in people)
+    assert "worker-" not in body

@@ -1,0 +1,63 @@
+"""Evaluator runs on a real `celery -A falte_site worker` against Redis and PostgreSQL (CI's PostgreSQL run):
+the worker calls the local OpenAI-compatible server; killed mid-run, the run resumes on the next worker
+without asking again for the documents it had finished."""
+
+import signal
+
+import pytest
+from django.urls import reverse
+
+from evaluators.fake_llm import FakeChatServer
+from evaluators.models import Evaluator, EvaluatorRun
+from tests.factories import make_span_study
+from tests.reports.test_worker import broker_queue, start_worker, stop, wait_for  # noqa: F401  (fixture)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def run_of(evaluator):
+    return EvaluatorRun.objects.filter(evaluator=evaluator).first()
+
+
+def test_a_killed_worker_s_run_resumes_without_calling_again_for_finished_documents(
+    client,
+    researcher,
+    broker_queue,  # noqa: F811
+):
+    study = make_span_study(documents=12, segments=1, researcher=researcher)
+    client.force_login(researcher)
+    with FakeChatServer(latency=0.5) as server:
+        evaluator = Evaluator.objects.create(
+            study=study, key="slow-llm", kind="llm", base_url=server.base_url, model="m", concurrency=2
+        )
+        first = start_worker(broker_queue, EVALUATOR_STALE_SECONDS="3")
+        try:
+            client.post(
+                reverse("admin:evaluators_evaluator_changelist"),
+                {"action": "run_evaluators", "_selected_action": [evaluator.pk]},
+            )
+            assert wait_for(
+                lambda: run_of(evaluator) is not None and run_of(evaluator).finished >= 4, timeout=90
+            )
+        finally:
+            stop(first, signal.SIGKILL)  # mid-run: some documents stored, two calls in flight
+        run = run_of(evaluator)
+        finished_before = run.finished
+        assert run.status == "running" and 4 <= finished_before < 12
+        calls_before = server.calls
+
+        second = start_worker(broker_queue, EVALUATOR_STALE_SECONDS="3")
+        try:
+            # The worker's start and the researcher's open run page send the stale run again.
+            def done():
+                client.get(reverse("admin:evaluators_evaluatorrun_change", args=[run.pk]))
+                return EvaluatorRun.objects.get(pk=run.pk).status == "done"
+
+            assert wait_for(done, timeout=120, step=0.5)
+        finally:
+            stop(second)
+    run.refresh_from_db()
+    assert run.finished == 12 and run.attempts == 2
+    # Only the unfinished documents were asked again (those in flight at the kill, at most 2, twice).
+    assert server.calls - calls_before == 12 - finished_before
+    assert calls_before <= finished_before + 2

@@ -14,6 +14,7 @@ from bundles.services import study_export_bundle, study_import_bundle
 from evaluators.fake_llm import FakeChatServer, Reply
 from evaluators.models import Evaluator, EvaluatorRun
 from tests.factories import UserFactory, make_span_study
+from tests.reports.test_report_sending import broker_down, restore_celery  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.django_db
 
@@ -234,3 +235,16 @@ def test_a_model_span_of_a_paired_category_without_its_earlier_span_round_trips(
     (directory / "assignments.jsonl").write_text(json.dumps(people_line) + "\n")
     with pytest.raises(BundleInvalid, match="needs its paired span"):
         study_import_bundle(directory=directory)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_broker_down_a_run_request_is_refused_and_leaves_no_row(researcher, broker_down):  # noqa: F811
+    study = make_span_study(documents=2, segments=1, researcher=researcher)
+    Evaluator.objects.create(
+        study=study, key="r", kind="builtin", detector="repetition", options={"category": "RepE"}
+    )
+    response = client_for(researcher).post(
+        "/api/evaluator-runs/", {"study": study.pk, "evaluator": "r"}, format="json"
+    )
+    assert response.status_code == 503 and "not reachable" in response.json()["detail"]
+    assert not EvaluatorRun.objects.exists()

@@ -16,7 +16,7 @@ import krippendorff
 import numpy as np
 import pytest
 
-from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy
+from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, evaluators
 from reports.metrics.spans.evaluators import evaluator_comparison
 from reports.metrics.spans.layout import StudyLayout
 from reports.metrics.spans.reference import ReferenceTally, sentence_marks, tally_marks
@@ -431,6 +431,15 @@ def test_one_more_annotator_matches_krippendorff(seed):
                 assert figures["replaced_mean_reason"]
 
 
+@pytest.mark.parametrize("every_unit", [True, False])
+def test_counting_every_unit_or_sweeping_gives_the_same_report(monkeypatch, every_unit):
+    # Long lines of units are swept at the ends of the marks, short ones counted unit by unit.
+    study = random_study(7)
+    expected = evaluator_comparison(study, resamples=30)
+    monkeypatch.setattr(evaluators, "_every_unit", lambda line, ends: every_unit)
+    assert evaluator_comparison(study, resamples=30) == expected
+
+
 # --- bootstrap ---------------------------------------------------------------------------------
 
 
@@ -506,6 +515,19 @@ def test_evaluator_without_spans_has_no_precision_and_zero_recall():
     assert figures["union"]["recall"] == 0.0
     assert figures["union"]["reference"] == 3  # d1 only: the evaluator did not annotate d2
     assert figures["union"]["f1"] is None
+
+
+def test_nobody_marking_anything_leaves_every_score_undefined():
+    annotations = [Annotation(name, document, kind, []) for name, kind in (("A", "main"), ("B", "main"), ("llm", "model"))
+                   for document in ("d1", "d2")]  # fmt: skip
+    llm = compare([FIRST, SECOND], annotations)["by_evaluator"]["llm"]
+    union = llm["all"]["sentence"]["union"]
+    assert (union["predicted"], union["reference"], union["precision"], union["recall"]) == (0, 0, None, None)
+    assert union["precision_interval_reason"] == "precision is undefined in every resample"
+    figures = llm["one_more_annotator"]["CharE"]
+    assert figures["people_alpha"] is None
+    assert figures["people_alpha_reason"] == "only one value among pairable values"
+    assert figures["replacements"] == 0
 
 
 def test_without_gold_the_gold_reference_is_empty():

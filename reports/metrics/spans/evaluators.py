@@ -31,9 +31,10 @@ Intervals: 95% percentile bootstrap over documents. Each reference draws its
 documents (those a person or expert annotated as it needs) with replacement,
 ``resamples`` times from ``numpy.random.default_rng(seed)``, and every
 evaluator and category is scored on the same draws, so their intervals are
-comparable; an evaluator adds nothing from a drawn document it did not
-annotate. A resample where a value is undefined is left out of that value's
-interval; fewer than two compared documents give no interval.
+comparable (references with the same documents share their draws); an
+evaluator adds nothing from a drawn document it did not annotate. A
+resample where a value is undefined is left out of that value's interval;
+fewer than two compared documents give no interval.
 
 One more annotator (token level, per category): binary nominal token alpha
 (as the people's report computes it) of the people over the documents with
@@ -45,11 +46,14 @@ replaced alpha is defined (``replacements`` of them).
 
 How it is computed at scale: every category's units are laid on one line
 and cut into pieces wherever a person's, an expert's or an evaluator's marks
-begin or end, so each piece has one state (how many people mark it, whether
-the experts and each evaluator do) and every count is a sum of piece lengths.
-Binary alpha needs only how many units have each (coders, marked) pair; a
-replacement moves the pieces where the person and the evaluator differ from
-one pair to the next, so every replacement costs a few sums, not a new alpha.
+begin or end (a line shorter than that list of ends is taken unit by unit),
+so each piece has one state (how many people mark it, whether the experts
+and each evaluator do) and every count is a sum of piece lengths, kept per
+document. A resample is how often it drew each document, so the sums of all
+resamples are one product with the per-document counts. Binary alpha needs
+only how many units have each (coders, marked) pair; a replacement moves the
+pieces where the person and the evaluator differ from one pair to the next,
+so every replacement costs a few sums, not a new alpha.
 """
 
 from itertools import repeat
@@ -61,7 +65,7 @@ from reports.metrics.alpha import NO_PAIRABLE_UNITS, ONE_VALUE
 from reports.metrics.nullable import put_value
 from reports.metrics.spans.data import GOLD, MAIN
 from reports.metrics.spans.layout import StudyLayout
-from reports.metrics.spans.ranges import expand, merge_ranges
+from reports.metrics.spans.ranges import expand
 
 MODEL = "model"
 REFERENCES = ("union", "two_agree", "gold")
@@ -76,7 +80,7 @@ NEEDS = {
 NO_ALPHA_DOCUMENT = "no document has two or more people's annotations and the evaluator's annotation"
 NO_REPLACED_ALPHA = "no alpha with the evaluator in a person's place is defined"
 # Bootstrap draws held in memory at once (resamples x documents).
-_DRAWS_PER_BLOCK = 1 << 22
+_DRAWS_PER_BLOCK = 1 << 22  # keeps int32 draw numbers well inside range
 
 
 def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
@@ -86,6 +90,8 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
     ``seed`` and ``resamples`` (definitions in the module docstring).
     ``progress``, if given, is called with the fraction done a few times.
     """
+    if resamples < 0:
+        raise ValueError(f"resamples must be 0 or more, not {resamples}")
     notify = progress or (lambda fraction: None)
     notify(0.0)
     layout = StudyLayout(study.documents)
@@ -98,7 +104,7 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
     evaluators = sorted({annotation.annotator for annotation in models})
     model_evaluators = _numbered([annotation.annotator for annotation in models], evaluators)
     span_evaluators = model_evaluators[model_spans.owners]
-    evaluator_spans = [model_spans.part(span_evaluators == number) for number in range(len(evaluators))]
+    evaluator_spans = [model_spans.part(mask) for mask in _masks(span_evaluators, len(evaluators))]
     notify(0.3)
 
     documents = len(study.documents)
@@ -121,7 +127,7 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
     counts = np.zeros(
         (len(REFERENCES), len(evaluators), len(LEVELS), len(keys), 3, documents), dtype=np.int64
     )
-    counts[:, :, 0] = _counts(token_sweep, len(evaluators))
+    counts[:, :, 0] = _tallies(token_sweep, len(evaluators))[0]
     one_more = _one_more_annotator(
         token_sweep, people_ranges, coders, compared[1], tokens.per_document(), people_spans.documents,
         _numbered([annotation.annotator for annotation in people]),
@@ -129,18 +135,15 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
     notify(0.6)
 
     sentences = layout.sentences
-    people_characters = _character_union(layout, people_spans.part())
-    gold_characters = _character_union(layout, gold_spans.part())
-    sentence_sweep = _Sweep(
-        sentences,
-        shape,
-        [_person_ranges(sentences, people_spans)[1:], _line_ranges(sentences, gold_spans.part())]
-        + [_line_ranges(sentences, spans) for spans in evaluator_spans]
-        + [_shared_ranges(layout, spans, people_characters) for spans in evaluator_spans]
-        + [_shared_ranges(layout, spans, gold_characters) for spans in evaluator_spans],
-    )
-    counts[:, :, 1] = _counts(sentence_sweep, len(evaluators))
-    overlapping = _overlapping(sentence_sweep, len(evaluators))
+    channels = [_person_ranges(sentences, people_spans)[1:], _line_ranges(sentences, gold_spans.part())]
+    channels += [_line_ranges(sentences, spans) for spans in evaluator_spans]
+    for reference_spans in (people_spans, gold_spans):
+        span, lo, hi = _shared_ranges(
+            layout, model_spans.part(), _character_union(layout, reference_spans.part())
+        )
+        channels += [(lo[mask], hi[mask]) for mask in _masks(span_evaluators[span], len(evaluators))]
+    sentence_sweep = _Sweep(sentences, shape, channels)
+    counts[:, :, 1], overlapping = _tallies(sentence_sweep, len(evaluators), shared=True)
     # An evaluator is only compared on documents that it and the reference both cover.
     counts *= compared[:, :, None, None, None, :]
     overlapping *= compared[:, :, None, :]
@@ -159,6 +162,7 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
             overlapping[:, evaluator],
             compared[:, evaluator].sum(axis=1),
             bounds[:, evaluator],
+            resamples,
         )
         entry["categories"] = dict(zip(keys, figures[:-1], strict=True))
         entry["all"] = figures[-1]
@@ -189,6 +193,11 @@ def _submitted(study, layout):
     for (kind, _, _), annotation in latest.items():
         by_kind[kind].append(annotation)
     return by_kind[MAIN], by_kind[GOLD], by_kind[MODEL]
+
+
+def _masks(numbers, count):
+    """For each of ``count`` numbers, where ``numbers`` holds it."""
+    return [numbers == number for number in range(count)]
 
 
 def _numbered(names, ordered=None):
@@ -231,8 +240,8 @@ class _Spans:
         refuse((starts < 0) | (starts >= ends) | (ends > layout.segment_lengths[segments]),
                lambda at, span: f"span [{span.start}, {span.end}) is empty or outside its segment")  # fmt: skip
         starts, ends = starts + layout.segment_bases[segments], ends + layout.segment_bases[segments]
-        # In study order, so that the binary searches for touched units run over sorted keys.
-        order = np.argsort(starts, kind="stable")
+        # In study order: binary searches over sorted keys run several times faster.
+        order = np.argsort(starts)
         self.owners, self.categories = self.owners[order], self.categories[order]
         self.starts, self.ends = starts[order], ends[order]
 
@@ -251,14 +260,42 @@ def _line_ranges(units, spans):
 
 def _person_ranges(units, spans):
     """Each annotation's touched units on the line, merged: (owners, lo, hi), disjoint per owner."""
-    return merge_ranges(spans.owners, *_line_ranges(units, spans.part()))
+    lo, hi = _line_ranges(units, spans.part())
+    # Spans are in study order, so grouping them by owner and category keeps lo sorted within an owner.
+    order = _stable_order(spans.owners * (int(spans.categories.max(initial=0)) + 1) + spans.categories)
+    return _merge_sorted(spans.owners[order], lo[order], hi[order])
+
+
+def _stable_order(keys):
+    """The stable sorting order of non-negative integer ``keys`` (by radix when they are small)."""
+    return np.argsort(keys.astype(np.uint16) if keys.max(initial=0) < 1 << 16 else keys, kind="stable")
+
+
+def _merge_sorted(owners, lo, hi):
+    """:func:`merge_ranges` for ranges already sorted by owner, then lo, so without its sort.
+
+    Each owner's overlapping or touching ranges become one; empty ranges are dropped.
+    """
+    keep = hi > lo
+    owners, lo, hi = owners[keep], lo[keep], hi[keep]
+    if not len(lo):
+        return owners, lo, hi
+    shift = owners * (int(hi.max()) + 1)
+    reach = np.maximum.accumulate(hi + shift)
+    first = np.ones(len(lo), dtype=bool)
+    first[1:] = lo[1:] + shift[1:] > reach[:-1]
+    starts = np.flatnonzero(first)
+    lasts = np.append(starts[1:] - 1, len(lo) - 1)
+    return owners[starts], lo[starts], reach[lasts] - shift[lasts]
 
 
 def _character_union(layout, spans):
     """The characters any of ``spans`` covers, as disjoint [start, end) per category on a character line."""
     _, categories, starts, ends = spans
-    shift = categories * (_study_length(layout) + 1)
-    return merge_ranges(np.zeros(len(starts), dtype=np.int64), starts + shift, ends + shift)[1:]
+    order = _stable_order(categories)
+    shift = categories[order] * (_study_length(layout) + 1)
+    anyone = np.zeros(len(starts), dtype=np.int64)
+    return _merge_sorted(anyone, starts[order] + shift, ends[order] + shift)[1:]
 
 
 def _study_length(layout):
@@ -267,20 +304,27 @@ def _study_length(layout):
 
 
 def _shared_ranges(layout, spans, union):
-    """Sentences on the line where one of ``spans`` and the ``union`` of a reference's share a character."""
+    """Sentences on the line where one of ``spans`` and the ``union`` of a reference's spans share a character.
+
+    Returns, per piece of a span that the union covers, the span's number
+    and the [lo, hi) of the sentences the piece touches.
+    """
     _, categories, starts, ends = spans
-    size = _study_length(layout) + 1
+    order = _stable_order(categories)  # sorted keys make the binary searches faster
+    categories, starts, ends = categories[order], starts[order], ends[order]
     union_starts, union_ends = union
-    starts, ends = starts + categories * size, ends + categories * size
-    first = np.searchsorted(union_ends, starts, side="right")
-    last = np.maximum(np.searchsorted(union_starts, ends, side="left"), first)
+    shift = categories * (_study_length(layout) + 1)
+    first = np.searchsorted(union_ends, starts + shift, side="right")
+    last = np.maximum(np.searchsorted(union_starts, ends + shift, side="left"), first)
     merged, span = expand(first, last)
-    piece_starts = np.maximum(union_starts[merged], starts[span])
-    piece_ends = np.minimum(union_ends[merged], ends[span])
-    categories = piece_starts // size
-    offset = categories * size
-    pieces = (None, categories, piece_starts - offset, piece_ends - offset)
-    return _line_ranges(layout.sentences, pieces)
+    piece_starts = np.maximum(union_starts[merged] - shift[span], starts[span])
+    piece_ends = np.minimum(union_ends[merged] - shift[span], ends[span])
+    return order[span], *_line_ranges(layout.sentences, (None, categories[span], piece_starts, piece_ends))
+
+
+def _every_unit(line, ends):
+    """Whether to count on every unit of the line rather than sort the ends of the ranges."""
+    return line <= ends
 
 
 class _Sweep:
@@ -289,75 +333,106 @@ class _Sweep:
     ``channels``: per channel, [lo, hi) ranges on the line (category c's
     units start at c * (units + 1), so no range reaches another category).
     Each kept piece has ``cover[channel, piece]``: how many of the
-    channel's ranges cover it; its ``length`` in units; its ``cells``:
-    ``document * categories + category``. Pieces nothing covers are dropped.
+    channel's ranges cover it; its ``lengths`` in units; its ``documents``,
+    ``categories`` and ``cells`` (``document * categories + category``).
+    Pieces nothing covers are dropped.
     """
 
     def __init__(self, units, shape, channels):
         self.shape = shape
+        line = shape[1] * (len(units) + 1)
+        if _every_unit(line, sum(2 * len(lo) for lo, _ in channels)):
+            self._count_every_unit(line, channels)
+        else:
+            self._sweep(channels)
+        self.categories, unit = np.divmod(self.starts, len(units) + 1)
+        self.documents = units.per_unit(np.arange(shape[0]))[unit]
+        self.cells = self.documents * shape[1] + self.categories
+
+    def _count_every_unit(self, line, channels):
+        """A line shorter than the list of range ends: count on every unit (difference arrays)."""
+        cover = np.empty((len(channels), line), dtype=np.int32)
+        for number, (lo, hi) in enumerate(channels):
+            steps = np.bincount(lo, minlength=line + 1) - np.bincount(hi, minlength=line + 1)
+            cover[number] = np.cumsum(steps[:line])
+        covered = cover[0] > 0
+        for row in cover[1:]:
+            covered |= row > 0
+        self.starts = np.flatnonzero(covered)
+        self.lengths = np.ones(len(self.starts), dtype=np.int64)
+        self.cover = cover[:, self.starts]
+
+    def _sweep(self, channels):
         # One sortable code per range end: position, then channel, then whether it is the end.
         bits = (2 * len(channels) - 1).bit_length()
         codes = []
         for channel, (lo, hi) in enumerate(channels):
             keep = hi > lo
             codes += [(lo[keep] << bits) | (2 * channel), (hi[keep] << bits) | (2 * channel + 1)]
-        codes = np.sort(np.concatenate(codes))
+        codes = np.concatenate(codes)
+        codes = np.sort(codes.astype(np.int32) if codes.max(initial=0) < 1 << 31 else codes)
         positions = codes >> bits
-        steps = np.zeros((len(channels), len(codes)), dtype=np.int32)
-        steps[(codes & ((1 << bits) - 1)) >> 1, np.arange(len(codes))] = 1 - 2 * (codes & 1)
-        cover = np.stack([np.cumsum(row, dtype=np.int32) for row in steps])
+        step = (1 - 2 * (codes & 1)).astype(np.int32)
+        channel = (codes & ((1 << bits) - 1)) >> 1
         # The state after the last event at a position holds up to the next position.
         last = np.flatnonzero(positions[1:] > positions[:-1])
-        kept = last[cover[:, last].any(axis=0)]
-        self.starts = positions[kept]
-        self.lengths = positions[kept + 1] - self.starts
-        self.cover = cover[:, kept]
-        categories, unit = np.divmod(self.starts, len(units) + 1)
-        self.documents = np.searchsorted(units.document_offsets, unit, side="right") - 1
-        self.categories = categories
-        self.cells = self.documents * shape[1] + categories
+        kept = last[np.cumsum(step)[last] > 0]
+        self.cover = np.empty((len(channels), len(kept)), dtype=np.int32)
+        for number in range(len(channels)):
+            self.cover[number] = np.cumsum(np.where(channel == number, step, 0))[kept]
+        self.starts = positions[kept].astype(np.int64)
+        self.lengths = positions[kept + 1] - positions[kept]
 
-    def units(self, flags):
-        """Units per [document, category] in the pieces where ``flags``."""
-        totals = np.bincount(
-            self.cells[flags], weights=self.lengths[flags], minlength=self.shape[0] * self.shape[1]
+    def tally(self, patterns, selections):
+        """Units per [document, category, selection]: ``selections[p, s]`` says whether pattern p counts for s.
+
+        ``patterns`` gives each piece a small number (bits of its state), so
+        that one pass counts every piece once, whatever is asked of it.
+        """
+        size = len(selections)
+        table = np.bincount(
+            self.cells * size + patterns, weights=self.lengths, minlength=self.shape[0] * self.shape[1] * size
         )
-        return totals.astype(np.int64).reshape(self.shape)
+        table = table.reshape(-1, size)
+        # Column sums rather than a matrix product, which would start BLAS threads.
+        totals = [table[:, selection].sum(axis=1) for selection in selections.T.astype(bool)]
+        return np.stack(totals, axis=-1).astype(np.int64).reshape(*self.shape, len(totals))
 
 
-def _counts(sweep, evaluators):
+def _tallies(sweep, evaluators, shared=False):
     """Per document: [reference, evaluator, category, (predicted, reference, correct), document] units.
 
-    Channels: the people (a count), the experts, then each evaluator.
+    With ``shared`` also [reference, evaluator, category, document] correct
+    sentences where the spans share a character. Channels: the people (a
+    count), the experts, each evaluator, then with ``shared`` each
+    evaluator's units sharing a character with a person's span, and with a
+    gold span.
     """
     documents, categories = sweep.shape
     people = sweep.cover[0]
+    # Bits: 0 predicted, 1 union, 2 two_agree, 3 gold, 4 shared with a person, 5 shared with gold.
+    common = (people >= 1) << 1 | (people >= 2) << 2 | (sweep.cover[1] > 0) << 3
+    bits = np.arange(64 if shared else 16)[:, None] >> np.arange(6) & 1
+    selections = [bits[:, 0]]
+    for reference in range(len(REFERENCES)):
+        selections += [bits[:, 1 + reference], bits[:, 0] & bits[:, 1 + reference]]
+    selections += [bits[:, 4], bits[:, 4] & bits[:, 2], bits[:, 5]]
+    selections = np.stack(selections, axis=1).astype(np.float64)
     counts = np.zeros((len(REFERENCES), evaluators, categories, 3, documents), dtype=np.int64)
-    predicted = [sweep.cover[2 + evaluator] > 0 for evaluator in range(evaluators)]
-    predicted_units = [sweep.units(marked).T for marked in predicted]
-    for reference, marked in enumerate((people >= 1, people >= 2, sweep.cover[1] > 0)):
-        counts[reference, :, :, 1] = sweep.units(marked).T
-        for evaluator, evaluator_marked in enumerate(predicted):
-            counts[reference, evaluator, :, 0] = predicted_units[evaluator]
-            counts[reference, evaluator, :, 2] = sweep.units(evaluator_marked & marked).T
-    return counts
-
-
-def _overlapping(sweep, evaluators):
-    """Per document: [reference, evaluator, category, document] correct sentences where the spans overlap.
-
-    Channels after the evaluators': each evaluator's sentences sharing a
-    character with a person's span, then with a gold span.
-    """
-    documents, categories = sweep.shape
-    two_agree = sweep.cover[0] >= 2
     overlapping = np.zeros((len(REFERENCES), evaluators, categories, documents), dtype=np.int64)
     for evaluator in range(evaluators):
-        shared_people = sweep.cover[2 + evaluators + evaluator] > 0
-        overlapping[0, evaluator] = sweep.units(shared_people).T
-        overlapping[1, evaluator] = sweep.units(shared_people & two_agree).T
-        overlapping[2, evaluator] = sweep.units(sweep.cover[2 + 2 * evaluators + evaluator] > 0).T
-    return overlapping
+        patterns = common | (sweep.cover[2 + evaluator] > 0)
+        if shared:
+            patterns |= (sweep.cover[2 + evaluators + evaluator] > 0) << 4
+            patterns |= (sweep.cover[2 + 2 * evaluators + evaluator] > 0) << 5
+        table = sweep.tally(patterns, selections).transpose(2, 1, 0)
+        for reference in range(len(REFERENCES)):
+            counts[reference, evaluator, :, 0] = table[0]
+            counts[reference, evaluator, :, 1:] = table[1 + 2 * reference : 3 + 2 * reference].transpose(
+                1, 0, 2
+            )
+        overlapping[:, evaluator] = table[7:]
+    return counts, overlapping
 
 
 def _one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_document, documents, names):
@@ -369,20 +444,25 @@ def _one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per
     units for evaluator k; ``documents``/``names``: per people's annotation,
     its document and its person's number.
 
-    A histogram counts units by kind ``coders * width + marked``. When
-    evaluator k stands in for person a, a's tokens that k leaves out move
-    from (n, m) to (n, m - 1), and k's tokens that a left out from (n, m) to
-    (n, m + 1): every evaluator's piece moves up once per person on its
-    document, and a person's piece that the evaluator also marks moves back
-    down (it had the mark already).
+    A histogram counts units by kind: (people on the document, people
+    marking the unit), numbered ``level * width + marked``. With evaluator k
+    in person a's place, k's tokens that a left out go from (n, m) up to
+    (n, m + 1) and a's tokens that k leaves out down to (n, m - 1).
+    ``flow[a, category, kind]`` is the number of units that go from kind up
+    to kind + 1 (a negative flow goes down): every evaluator's piece goes up
+    once per person on its document, a person's piece that the evaluator
+    leaves out goes down, and one it marks undoes its way up.
     """
     _, categories = sweep.shape
-    width = int(coders.max(initial=0)) + 2  # room for marked + 1 within a row
-    slots = width * width
-    kinds = coders[sweep.documents] * width + sweep.cover[0]
+    levels = np.unique(coders)
+    width = int(levels.max(initial=0)) + 2  # room for marked + 1 within a level
+    slots = len(levels) * width
+    slot_coders, slot_marked = np.repeat(levels, width), np.tile(np.arange(width), len(levels))
+    level_of = np.searchsorted(levels, coders)
+    kinds = level_of[sweep.documents] * width + sweep.cover[0]
     owners, lo, hi = people_ranges
     person_pieces, which = expand(np.searchsorted(sweep.starts, lo), np.searchsorted(sweep.starts, hi))
-    person_annotations = owners[which]
+    person_names = names[owners[which]]
     by_document = np.argsort(documents, kind="stable")
     firsts = np.searchsorted(documents[by_document], np.arange(len(coders) + 1))
     people = int(names.max(initial=-1)) + 1
@@ -396,36 +476,42 @@ def _one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per
             continue
         in_pieces = in_units[sweep.documents]
         # Base histogram: the covered pieces, then every other token of the units is unmarked.
-        base = np.bincount(
-            sweep.categories * slots + kinds, weights=sweep.lengths * in_pieces, minlength=categories * slots
-        ).reshape(categories, width, width)
-        unit_tokens = np.bincount(coders[in_units], weights=tokens_per_document[in_units], minlength=width)
+        base = np.zeros(categories * slots)  # bincount of nothing is an integer array
+        base += np.bincount(
+            sweep.categories * slots + kinds, weights=sweep.lengths * in_pieces, minlength=base.size
+        )
+        base = base.reshape(categories, len(levels), width)
+        unit_tokens = np.bincount(
+            level_of[in_units], weights=tokens_per_document[in_units], minlength=len(levels)
+        )
         base[:, :, 0] += unit_tokens - base.sum(axis=2)
         base = base.reshape(categories, slots)
 
         marks = sweep.cover[2 + evaluator] > 0
+        up = np.flatnonzero(marks & in_pieces)
+        positions, which = expand(firsts[sweep.documents[up]], firsts[sweep.documents[up] + 1])
+        up, up_names = up[which], names[by_document[positions]]
         keep = in_pieces[person_pieces]
-        down_pieces, down_annotations = person_pieces[keep], person_annotations[keep]
-        up_pieces = np.flatnonzero(marks & in_pieces)
-        positions, which = expand(firsts[sweep.documents[up_pieces]], firsts[sweep.documents[up_pieces] + 1])
-        up_pieces, up_annotations = up_pieces[which], by_document[positions]
-        # Each move takes w units from a cell to cell + step; a negative w undoes one. A person's
-        # piece goes down unless the evaluator marks it, and then its move up is undone.
-        down_steps = np.where(marks[down_pieces], 1, -1)
-        steps = np.concatenate([down_steps, np.ones(len(up_pieces), dtype=np.int64)])
-        pieces = np.concatenate([down_pieces, up_pieces])
-        weights = sweep.lengths[pieces] * np.concatenate(
-            [-down_steps, np.ones(len(up_pieces), dtype=np.int64)]
-        )
-        annotations = np.concatenate([down_annotations, up_annotations])
-        cells = (names[annotations] * categories + sweep.categories[pieces]) * slots + kinds[pieces]
+        down = person_pieces[keep]
         size = people * categories * slots
-        moves = np.bincount(cells + steps, weights=weights, minlength=size)
-        moves -= np.bincount(cells, weights=weights, minlength=size)
-
+        flow = np.zeros(size)  # bincount of nothing is an integer array
+        flow += np.bincount(
+            (up_names * categories + sweep.categories[up]) * slots + kinds[up],
+            weights=sweep.lengths[up],
+            minlength=size,
+        )
+        flow -= np.bincount(
+            (person_names[keep] * categories + sweep.categories[down]) * slots + kinds[down] - ~marks[down],
+            weights=sweep.lengths[down],
+            minlength=size,
+        )
         included = np.unique(names[in_units[documents]])
-        people_alphas, reasons = _binary_alphas(base, width)
-        alphas, _ = _binary_alphas(base + moves.reshape(people, categories, slots)[included], width)
+        flow = flow.reshape(people, categories, slots)[included]
+        change = -flow
+        change[..., 1:] += flow[..., :-1]
+
+        people_alphas, reasons = _binary_alphas(base, slot_coders, slot_marked)
+        alphas, _ = _binary_alphas(base + change, slot_coders, slot_marked)
         entries = []
         for category in range(categories):
             values = alphas[:, category]
@@ -450,20 +536,19 @@ def _one_more_entry(figures, people_reason, replaced_reason, replacements):
     return entry
 
 
-def _binary_alphas(histograms, width):
-    """Binary nominal alpha of each histogram (last axis: units by kind ``coders * width + marked``).
+def _binary_alphas(histograms, coders, marked):
+    """Binary nominal alpha of each histogram: along the last axis, units of each kind (coders, marked).
 
     Krippendorff's (2011) alpha for two values in closed form: a unit with n
     coders and m ones adds n - m zeros, m ones and 2 m (n - m) / (n - 1) to
     the observed disagreement, and alpha = 1 - (n.. - 1) D_o / (2 n_0 n_1).
     Returns alphas (NaN when undefined) and the reasons ("" when defined).
     """
-    coders, marked = np.divmod(np.arange(width * width), width)
     pairable = (coders >= 2) & (marked <= coders)
     zeros = np.where(pairable, coders - marked, 0).astype(np.float64)
     ones = np.where(pairable, marked, 0).astype(np.float64)
     disagreement = np.where(pairable, 2.0 * marked * (coders - marked) / np.maximum(coders - 1, 1), 0.0)
-    n0, n1, observed = histograms @ zeros, histograms @ ones, histograms @ disagreement
+    n0, n1, observed = ((histograms * weights).sum(axis=-1) for weights in (zeros, ones, disagreement))
     with np.errstate(divide="ignore", invalid="ignore"):
         alphas = 1.0 - (n0 + n1 - 1.0) * observed / (2.0 * n0 * n1)
     reasons = np.where(n0 + n1 == 0, NO_PAIRABLE_UNITS, np.where(np.minimum(n0, n1) == 0, ONE_VALUE, ""))
@@ -480,36 +565,48 @@ def _bootstrap_bounds(rng, counts, references, resamples):
     """
     reference_count, evaluators, levels, categories, _, _ = counts.shape
     bounds = np.full((reference_count, evaluators, levels, categories + 1, len(SCORED), 2), np.nan)
-    draws = {}
+    groups = {}
     for reference in range(reference_count):
         drawn = np.flatnonzero(references[reference])
-        if len(drawn) < 2 or not resamples or not evaluators:
-            continue
-        if drawn.tobytes() not in draws:
-            draws[drawn.tobytes()] = _draw(rng, len(drawn), resamples)
-        values = counts[reference][..., drawn].reshape(-1, len(drawn)).T.astype(np.float64)
-        sums = np.concatenate([times @ values for times in draws[drawn.tobytes()]])
-        sums = sums.reshape(resamples, evaluators, levels, categories, 3)
-        sums = np.concatenate([sums, sums.sum(axis=3, keepdims=True)], axis=3)
-        bounds[reference] = _percentiles(np.stack(_ratios(sums[..., 0], sums[..., 1], sums[..., 2]), axis=-1))
+        if len(drawn) >= 2 and resamples and evaluators:
+            groups.setdefault(drawn.tobytes(), (drawn, []))[1].append(reference)
+    for drawn, members in groups.values():
+        # Many columns repeat (the reference's counts for every evaluator, say): resample each once.
+        values, columns = np.unique(
+            counts[members][..., drawn].reshape(-1, len(drawn)), axis=0, return_inverse=True
+        )
+        # float32 sums integers exactly below 2**24, and twice as fast.
+        exact = len(drawn) * int(values.max(initial=0)) < 1 << 24
+        values = values.astype(np.float32 if exact else np.float64)
+        # einsum rather than a matrix product: BLAS threads would compete with other work on the machine.
+        sums = np.concatenate(
+            [
+                np.einsum("kd,dr->kr", values, block.astype(values.dtype))
+                for block in _draw(rng, len(drawn), resamples)
+            ],
+            axis=1,
+        )
+        sums = sums[columns.ravel()].T.astype(np.float64)
+        sums = sums.reshape(resamples, len(members), evaluators, levels, categories, 3)
+        sums = np.concatenate([sums, sums.sum(axis=4, keepdims=True)], axis=4)
+        bounds[members] = _percentiles(np.stack(_ratios(sums[..., 0], sums[..., 1], sums[..., 2]), axis=-1))
     return bounds
 
 
 def _draw(rng, documents, resamples):
     """Resamples of ``documents`` documents with replacement, as how often each was drawn.
 
-    Blocks of a (resamples x documents) matrix, so that summing per-document
-    counts over every resample is one matrix product per block (float64
-    holds the integer sums exactly).
+    Blocks of a (documents x resamples) matrix, so that summing per-document
+    counts over every resample is one product per block.
     """
     block = max(1, _DRAWS_PER_BLOCK // documents)
     blocks = []
     for start in range(0, resamples, block):
         size = min(block, resamples - start)
-        draws = rng.integers(0, documents, size=(size, documents))
-        draws += np.arange(size)[:, None] * documents
-        times = np.bincount(draws.ravel(), minlength=size * documents)
-        blocks.append(times.reshape(size, documents).astype(np.float64))
+        draws = rng.integers(0, documents, size=(size, documents), dtype=np.int32)
+        draws += np.arange(size, dtype=np.int32)[:, None] * documents
+        times = np.bincount(draws.ravel(), minlength=size * documents).reshape(size, documents)
+        blocks.append(np.ascontiguousarray(times.T, dtype=np.float32))
     return blocks
 
 
@@ -543,7 +640,7 @@ def _ratios(predicted, reference, correct):
     return precision, recall, f1
 
 
-def _figures(counts, overlapping, compared, bounds):
+def _figures(counts, overlapping, compared, bounds, resamples):
     """Per category and then for all: {level: {reference: scores}} of one evaluator."""
     totals = counts.sum(axis=-1)
     totals = np.concatenate([totals, totals.sum(axis=2, keepdims=True)], axis=2)
@@ -553,23 +650,22 @@ def _figures(counts, overlapping, compared, bounds):
     for column in range(totals.shape[2]):
         entry = {}
         for level, level_name in enumerate(LEVELS):
-            entry[level_name] = {
-                name: _scores(
-                    level_name,
-                    name,
-                    totals[reference, level, column].tolist(),
-                    int(compared[reference]),
-                    int(overlaps[reference, column]) if level_name == "sentence" else None,
-                    bounds[reference, level, column],
-                )
-                for reference, name in enumerate(REFERENCES)
-            }
+            entry[level_name] = {}
+            for reference, name in enumerate(REFERENCES):
+                documents = int(compared[reference])
+                scores = _scores(level_name, totals[reference, level, column].tolist(), documents, name)
+                if level_name == "sentence":
+                    correct = scores["correct"]
+                    overlap = int(overlaps[reference, column]) / correct if correct else None
+                    put_value(scores, "overlap", overlap, "no correctly marked sentence")
+                _intervals(scores, bounds[reference, level, column], documents, resamples)
+                entry[level_name][name] = scores
         figures.append(entry)
     return figures
 
 
-def _scores(unit, reference_name, totals, documents, overlapping, bounds):
-    """Counts, precision, recall, F1 (and overlap when given) with their intervals."""
+def _scores(unit, totals, documents, reference_name):
+    """Counts, precision, recall and F1, each undefined one null with its reason."""
     predicted, reference, correct = totals
     result = {"predicted": predicted, "reference": reference, "correct": correct}
     if documents:
@@ -589,14 +685,17 @@ def _scores(unit, reference_name, totals, documents, overlapping, bounds):
     else:
         f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     put_value(result, "f1", f1, f1_reason)
-    if overlapping is not None:
-        overlap = overlapping / correct if correct else None
-        put_value(result, "overlap", overlap, "no correctly marked sentence")
+    return result
+
+
+def _intervals(scores, bounds, documents, resamples):
+    """Add ``<score>_interval``: [low, high], or null with the reason there is none."""
     for name, (low, high) in zip(SCORED, bounds.tolist(), strict=True):
         if documents < 2:
-            put_value(result, f"{name}_interval", None, "fewer than two compared documents")
+            put_value(scores, f"{name}_interval", None, "fewer than two compared documents")
+        elif not resamples:
+            put_value(scores, f"{name}_interval", None, "no resamples were asked for")
         elif low != low:  # NaN
-            put_value(result, f"{name}_interval", None, f"{name} is undefined in every resample")
+            put_value(scores, f"{name}_interval", None, f"{name} is undefined in every resample")
         else:
-            result[f"{name}_interval"] = [low, high]
-    return result
+            scores[f"{name}_interval"] = [low, high]

@@ -2,13 +2,16 @@
 server answering from a script; built-in detectors; imported predictions; resuming and caching."""
 
 import json
+import logging
 import threading
 import time
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import Client
 
+from accounts.models import StudyMembership
 from annotations.models import Assignment
 from evaluators.fake_llm import FakeChatServer, Refusal, Reply, Slow, Status
 from evaluators.models import CachedResponse, Evaluator, EvaluatorResult, EvaluatorRun
@@ -99,7 +102,10 @@ def test_answers_become_model_annotations_located_exactly(study, server, run_now
     assert assignment.worker.platform == "model" and assignment.status == "submitted"
 
 
-def test_requests_carry_parameters_schema_and_key_from_the_environment(study, server, monkeypatch, run_now):
+def test_requests_carry_parameters_schema_and_key_from_the_environment(
+    study, server, monkeypatch, run_now, caplog
+):
+    caplog.set_level(logging.DEBUG)  # every logger, the openai and HTTP clients' included
     monkeypatch.setenv("EVAL_KEY_FOR_TEST", "sk-secret-value-123")
     evaluator = llm(study, server, api_key_env="EVAL_KEY_FOR_TEST", max_tokens=300)
     run_now(evaluator=evaluator, documents=[study.documents.first().external_id])
@@ -121,6 +127,7 @@ def test_requests_carry_parameters_schema_and_key_from_the_environment(study, se
     result = EvaluatorResult.objects.get()
     assert "sk-secret-value-123" not in json.dumps(result.request) + result.response
     assert "sk-secret-value-123" not in json.dumps(list(Evaluator.objects.values()), default=str)
+    assert caplog.records and "sk-secret-value-123" not in caplog.text
 
 
 def test_a_missing_key_variable_fails_the_run_with_a_clear_error(study, server, monkeypatch, run_now):
@@ -338,3 +345,15 @@ def test_calls_overlap_up_to_the_evaluator_s_concurrency_and_no_further(run_now)
     assert run.status == "done" and run.calls == 8
     assert most[0] == 3  # never more than the limit, and the limit was used
     assert elapsed < 8 * 0.2  # the calls overlapped (sequential: 1.6 s)
+
+
+def test_the_raw_exchange_is_escaped_on_its_admin_page(study, server, run_now, researcher):
+    StudyMembership.objects.create(study=study, user=researcher)
+    evaluator = llm(study, server)
+    server.add(Reply("<script>alert('answer')</script>"), Reply(answer()), Reply(answer()))
+    run, _ = run_now(evaluator=evaluator)
+    result = EvaluatorResult.objects.get(run=run, status="malformed")
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/admin/evaluators/evaluatorresult/{result.pk}/change/").content.decode()
+    assert "&lt;script&gt;alert(" in page and "<script>alert(" not in page

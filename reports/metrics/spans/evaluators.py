@@ -387,15 +387,18 @@ class _Sweep:
         """Units per [document, category, selection]: ``selections[p, s]`` says whether pattern p counts for s.
 
         ``patterns`` gives each piece a small number (bits of its state), so
-        that one pass counts every piece once, whatever is asked of it.
+        that one pass counts every piece once, whatever is asked of it; only
+        the patterns that occur get a column.
         """
-        size = len(selections)
+        present = np.flatnonzero(np.bincount(patterns, minlength=len(selections)))
+        columns = np.zeros(len(selections), dtype=np.int64)
+        columns[present] = np.arange(len(present))
+        size = self.shape[0] * self.shape[1]
         table = np.bincount(
-            self.cells * size + patterns, weights=self.lengths, minlength=self.shape[0] * self.shape[1] * size
-        )
-        table = table.reshape(-1, size)
+            self.cells * len(present) + columns[patterns], weights=self.lengths, minlength=size * len(present)
+        ).reshape(size, len(present))
         # Column sums rather than a matrix product, which would start BLAS threads.
-        totals = [table[:, selection].sum(axis=1) for selection in selections.T.astype(bool)]
+        totals = [table[:, chosen].sum(axis=1) for chosen in selections[present].T.astype(bool)]
         return np.stack(totals, axis=-1).astype(np.int64).reshape(*self.shape, len(totals))
 
 
@@ -571,26 +574,36 @@ def _bootstrap_bounds(rng, counts, references, resamples):
         if len(drawn) >= 2 and resamples and evaluators:
             groups.setdefault(drawn.tobytes(), (drawn, []))[1].append(reference)
     for drawn, members in groups.values():
-        # Many columns repeat (the reference's counts for every evaluator, say): resample each once.
-        values, columns = np.unique(
-            counts[members][..., drawn].reshape(-1, len(drawn)), axis=0, return_inverse=True
-        )
+        values, columns = _distinct_rows(counts[members][..., drawn].reshape(-1, len(drawn)))
         # float32 sums integers exactly below 2**24, and twice as fast.
         exact = len(drawn) * int(values.max(initial=0)) < 1 << 24
         values = values.astype(np.float32 if exact else np.float64)
         # einsum rather than a matrix product: BLAS threads would compete with other work on the machine.
         sums = np.concatenate(
             [
-                np.einsum("kd,dr->kr", values, block.astype(values.dtype))
+                np.einsum("kd,dr->kr", values, block.astype(values.dtype, copy=False))
                 for block in _draw(rng, len(drawn), resamples)
             ],
             axis=1,
         )
-        sums = sums[columns.ravel()].T.astype(np.float64)
+        sums = sums[columns].T.astype(np.float64)
         sums = sums.reshape(resamples, len(members), evaluators, levels, categories, 3)
         sums = np.concatenate([sums, sums.sum(axis=4, keepdims=True)], axis=4)
         bounds[members] = _percentiles(np.stack(_ratios(sums[..., 0], sums[..., 1], sums[..., 2]), axis=-1))
     return bounds
+
+
+def _distinct_rows(rows):
+    """The distinct rows, and for each row its distinct one's number.
+
+    Many rows repeat (a reference's counts for every evaluator, say), and
+    each distinct one needs resampling once.
+    """
+    numbers = {}
+    which = np.array([numbers.setdefault(row.tobytes(), len(numbers)) for row in rows], dtype=np.int64)
+    firsts = np.zeros(len(numbers), dtype=np.int64)
+    firsts[which[::-1]] = np.arange(len(rows))[::-1]
+    return rows[firsts], which
 
 
 def _draw(rng, documents, resamples):
@@ -604,9 +617,10 @@ def _draw(rng, documents, resamples):
     for start in range(0, resamples, block):
         size = min(block, resamples - start)
         draws = rng.integers(0, documents, size=(size, documents), dtype=np.int32)
-        draws += np.arange(size, dtype=np.int32)[:, None] * documents
-        times = np.bincount(draws.ravel(), minlength=size * documents).reshape(size, documents)
-        blocks.append(np.ascontiguousarray(times.T, dtype=np.float32))
+        draws *= size
+        draws += np.arange(size, dtype=np.int32)[:, None]  # document * size + resample
+        times = np.bincount(draws.ravel(), minlength=documents * size)
+        blocks.append(times.reshape(documents, size).astype(np.float32))
     return blocks
 
 
@@ -615,19 +629,21 @@ def _percentiles(values, shares=(0.025, 0.975)):
 
     The last axis of the result holds one value per share; NaN where every value is NaN.
     """
-    ordered = np.sort(values, axis=0)  # NaN sorts last
-    defined = np.count_nonzero(~np.isnan(values), axis=0)
+    shape = values.shape[1:]
+    ordered = np.ascontiguousarray(values.reshape(len(values), -1).T)
+    ordered.sort(axis=1)  # NaN sorts last
+    defined = np.count_nonzero(~np.isnan(ordered), axis=1)
+    rows = np.arange(len(ordered))
     results = []
     for share in shares:
         position = np.maximum(defined - 1, 0) * share
         below = np.floor(position).astype(np.int64)
         above = np.minimum(below + 1, np.maximum(defined - 1, 0))
-        low = np.take_along_axis(ordered, below[None], axis=0)[0]
-        high = np.take_along_axis(ordered, above[None], axis=0)[0]
+        low, high = ordered[rows, below], ordered[rows, above]
         results.append(low + (high - low) * (position - below))
     results = np.stack(results, axis=-1)
     results[defined == 0] = np.nan
-    return results
+    return results.reshape(*shape, len(shares))
 
 
 def _ratios(predicted, reference, correct):

@@ -10,11 +10,10 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
 from accounts.models import Worker
 from annotations.models import Assignment
-from falte_site.celery import task
+from falte_site.celery import send_after_commit
 from protocols.span.models import ErrorAnnotation
 from studies.models import Document, Segment
 
@@ -23,7 +22,6 @@ from .models import CachedResponse, Evaluator, EvaluatorResult, EvaluatorRun
 
 log = logging.getLogger(__name__)
 RUN_TASK = "evaluators.tasks.evaluator_run_task"
-SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 THOUSAND = Decimal(1000)
 
 
@@ -104,18 +102,7 @@ def evaluator_run_request(*, evaluator, documents=None, user=None):
 
 
 def _send_after_commit(run_id, *, undo=None):
-    def send():
-        try:
-            task(RUN_TASK).apply_async((run_id,), retry_policy=SEND_RETRY_POLICY)
-        except BrokerError:
-            if undo is None:
-                log.warning("evaluator run %s: the broker is not reachable; it is sent again later", run_id)
-                return
-            log.warning("evaluator run %s: the broker is not reachable; the request is refused", run_id)
-            undo()
-            raise RunNotSent() from None
-
-    transaction.on_commit(send)
+    send_after_commit(RUN_TASK, run_id, refused=RunNotSent, undo=undo)
 
 
 def evaluator_run_cancel(*, run):

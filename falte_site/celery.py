@@ -1,14 +1,18 @@
 """The Celery app. Tasks live in each app's tasks.py and are found automatically."""
 
+import logging
 import os
 
 from celery import Celery
+from django.db import transaction
+from kombu.exceptions import OperationalError as BrokerError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.settings")
 
 app = Celery("falte_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+log = logging.getLogger(__name__)
 
 
 def task(name):
@@ -18,3 +22,31 @@ def task(name):
     tasks, so a service module need not import the tasks module that imports it.
     """
     return app.tasks[name]
+
+
+# Three tries: a refused connection gives up within about a second, an unreachable
+# host after three broker_connection_timeout waits; then the request is refused.
+SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+
+
+def send_after_commit(name, row_id, *, refused, undo=None):
+    """Hand job `name` for the row `row_id` to the broker once the transaction commits, so a worker
+    finds the row.
+
+    When the broker is not reachable: with `undo` (a request's own writes), `undo`
+    runs and `refused()` (an exception) is raised to the requester; without it
+    (a recovery pass), the failure is only logged and the next pass sends again.
+    """
+
+    def send():
+        try:
+            task(name).apply_async((row_id,), retry_policy=SEND_RETRY_POLICY)
+        except BrokerError:
+            if undo is None:
+                log.warning("%s(%s): the broker is not reachable; it is sent again later", name, row_id)
+                return
+            log.warning("%s(%s): the broker is not reachable; the request is refused", name, row_id)
+            undo()
+            raise refused() from None
+
+    transaction.on_commit(send)

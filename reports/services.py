@@ -7,18 +7,13 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
-from kombu.exceptions import OperationalError as BrokerError
 
-from falte_site.celery import task
+from falte_site.celery import send_after_commit
 from reports.models import Report
 from reports.study_report import study_report_data
 
 log = logging.getLogger(__name__)
 COMPUTE_TASK = "reports.tasks.report_compute_task"  # reports/tasks.py
-
-# Three tries: a refused connection gives up within about a second, an unreachable
-# host after three broker_connection_timeout waits; then the request answers 503.
-SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 
 class ReportNotSent(Exception):
@@ -32,25 +27,9 @@ class ReportNotSent(Exception):
 
 
 def _send_after_commit(report_id, *, undo=None):
-    """Hand the report's job to the broker once the transaction commits, so a worker finds the row.
-
-    When the broker refuses, `undo` (a request's own writes) runs and ReportNotSent
-    is raised; without `undo` (recovery) the failure is only logged and the next
-    pass tries again, REPORT_STALE_SECONDS after `sent_at`.
-    """
-
-    def send():
-        try:
-            task(COMPUTE_TASK).apply_async((report_id,), retry_policy=SEND_RETRY_POLICY)
-        except BrokerError:
-            if undo is None:
-                log.warning("report %s: the broker is not reachable; it is sent again later", report_id)
-                return
-            log.warning("report %s: the broker is not reachable; the request is refused", report_id)
-            undo()
-            raise ReportNotSent() from None
-
-    transaction.on_commit(send)
+    """Send the report's job once the transaction commits; ReportNotSent (after `undo`) when a
+    request's send is refused, a log line when a recovery pass's is (falte_site.celery)."""
+    send_after_commit(COMPUTE_TASK, report_id, refused=ReportNotSent, undo=undo)
 
 
 def _stale_after():

@@ -57,7 +57,9 @@ class EvaluatorRunRequestSerializer(StudyReferenceSerializer):
         "researchers only. 400 when the evaluator cannot run (e.g. an imported one, bad options, unknown "
         "documents); 503 when the job queue is not reachable (nothing is stored).",
         request=EvaluatorRunRequestSerializer,
-        examples=[OpenApiExample("Run repeats", value={"study": 1, "evaluator": "repeats"}, request_only=True)],
+        examples=[
+            OpenApiExample("Run repeats", value={"study": 1, "evaluator": "repeats"}, request_only=True)
+        ],
         responses={
             202: EvaluatorRunSerializer,
             **errors(400, 401, 403),

@@ -11,9 +11,15 @@ def study_report_data(study, progress=None):
     """
     progress = progress or (lambda fraction: None)
     header = {"study": study.slug, "protocol": study.protocol}
-    result = {**header, **protocols.of(study).report(study, progress)}
-    for extension in extensions.registered():
-        part = extension.report(study, progress) if extension.report_key else None
-        if part is not None:
-            result[extension.report_key] = part
+    # What the parts of one report may share (e.g. the span study as loaded from the
+    # database, which the protocol's part and the evaluators' part both read); gone after.
+    study.report_cache = {}
+    try:
+        result = {**header, **protocols.of(study).report(study, progress)}
+        for extension in extensions.registered():
+            part = extension.report(study, progress) if extension.report_key else None
+            if part is not None:
+                result[extension.report_key] = part
+    finally:
+        del study.report_cache
     return result

@@ -17,7 +17,21 @@ CHUNK = 20_000
 
 
 def span_study_for(study):
-    """The study's documents, categories and submitted assignments as a SpanStudy."""
+    """The study's documents, categories and submitted assignments as a SpanStudy.
+
+    Loaded once per report: the parts of one report share it (study.report_cache,
+    reports/study_report.py); none of them changes it.
+    """
+    cache = getattr(study, "report_cache", None)
+    if cache is not None and "span_study" in cache:
+        return cache["span_study"]
+    loaded = _load_span_study(study)
+    if cache is not None:
+        cache["span_study"] = loaded
+    return loaded
+
+
+def _load_span_study(study):
     categories = []
     if study.taxonomy_id:
         for key, group, kind in study.taxonomy.categories.order_by("order", "key").values_list(

@@ -17,7 +17,8 @@ from bundles.problems import Problems
 from bundles.reading import read_jsonl
 
 from .models import EvaluatorResult, EvaluatorRun
-from .services import RunRefused, RunWork
+from .services import RunRefused
+from .work import RunWork
 
 LINE_FIELDS = {
     "document",

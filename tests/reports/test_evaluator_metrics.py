@@ -16,8 +16,8 @@ import krippendorff
 import numpy as np
 import pytest
 
-from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, evaluators
-from reports.metrics.spans.evaluators import evaluator_comparison
+from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy
+from reports.metrics.spans.evaluators import evaluator_comparison, sweep
 from reports.metrics.spans.layout import StudyLayout
 from reports.metrics.spans.reference import ReferenceTally, sentence_marks, tally_marks
 
@@ -436,7 +436,7 @@ def test_counting_every_unit_or_sweeping_gives_the_same_report(monkeypatch, ever
     # Long lines of units are swept at the ends of the marks, short ones counted unit by unit.
     study = random_study(7)
     expected = evaluator_comparison(study, resamples=30)
-    monkeypatch.setattr(evaluators, "_every_unit", lambda line, ends: every_unit)
+    monkeypatch.setattr(sweep, "every_unit", lambda line, ends: every_unit)
     assert evaluator_comparison(study, resamples=30) == expected
 
 

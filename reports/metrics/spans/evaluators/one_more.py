@@ -1,0 +1,130 @@
+"""One more annotator: the people's token alpha, and with the evaluator in each person's place."""
+
+import numpy as np
+
+from reports.metrics.alpha import NO_PAIRABLE_UNITS, ONE_VALUE
+from reports.metrics.nullable import put_value
+from reports.metrics.spans.ranges import expand
+
+from .terms import NO_ALPHA_DOCUMENT, NO_REPLACED_ALPHA
+
+
+def one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_document, documents, names):
+    """Per evaluator, per category: people's token alpha and the alphas with the evaluator in a person's place.
+
+    ``sweep``: the token sweep (channel 0 counts people, channel 2 + k is
+    evaluator k); ``people_ranges``: each people's annotation's merged
+    token ranges; ``unit_documents[k]``: the documents whose tokens are the
+    units for evaluator k; ``documents``/``names``: per people's annotation,
+    its document and its person's number.
+
+    A histogram counts units by kind: (people on the document, people
+    marking the unit), numbered ``level * width + marked``. With evaluator k
+    in person a's place, k's tokens that a left out go from (n, m) up to
+    (n, m + 1) and a's tokens that k leaves out down to (n, m - 1).
+    ``flow[a, category, kind]`` is the number of units that go from kind up
+    to kind + 1 (a negative flow goes down): every evaluator's piece goes up
+    once per person on its document, a person's piece that the evaluator
+    leaves out goes down, and one it marks undoes its way up.
+    """
+    _, categories = sweep.shape
+    levels = np.unique(coders)
+    width = int(levels.max(initial=0)) + 2  # room for marked + 1 within a level
+    slots = len(levels) * width
+    slot_coders, slot_marked = np.repeat(levels, width), np.tile(np.arange(width), len(levels))
+    level_of = np.searchsorted(levels, coders)
+    kinds = level_of[sweep.documents] * width + sweep.cover[0]
+    owners, lo, hi = people_ranges
+    person_pieces, which = expand(np.searchsorted(sweep.starts, lo), np.searchsorted(sweep.starts, hi))
+    person_names = names[owners[which]]
+    by_document = np.argsort(documents, kind="stable")
+    firsts = np.searchsorted(documents[by_document], np.arange(len(coders) + 1))
+    people = int(names.max(initial=-1)) + 1
+    result = []
+    for evaluator, in_units in enumerate(unit_documents):
+        if not in_units.any():
+            empty = dict.fromkeys(("people_alpha", "replaced_mean", "replaced_min", "replaced_max"))
+            result.append(
+                [_one_more_entry(empty, NO_ALPHA_DOCUMENT, NO_ALPHA_DOCUMENT, 0) for _ in range(categories)]
+            )
+            continue
+        in_pieces = in_units[sweep.documents]
+        # Base histogram: the covered pieces, then every other token of the units is unmarked.
+        base = np.zeros(categories * slots)  # bincount of nothing is an integer array
+        base += np.bincount(
+            sweep.categories * slots + kinds, weights=sweep.lengths * in_pieces, minlength=base.size
+        )
+        base = base.reshape(categories, len(levels), width)
+        unit_tokens = np.bincount(
+            level_of[in_units], weights=tokens_per_document[in_units], minlength=len(levels)
+        )
+        base[:, :, 0] += unit_tokens - base.sum(axis=2)
+        base = base.reshape(categories, slots)
+
+        marks = sweep.cover[2 + evaluator] > 0
+        up = np.flatnonzero(marks & in_pieces)
+        positions, which = expand(firsts[sweep.documents[up]], firsts[sweep.documents[up] + 1])
+        up, up_names = up[which], names[by_document[positions]]
+        keep = in_pieces[person_pieces]
+        down = person_pieces[keep]
+        size = people * categories * slots
+        flow = np.zeros(size)  # bincount of nothing is an integer array
+        flow += np.bincount(
+            (up_names * categories + sweep.categories[up]) * slots + kinds[up],
+            weights=sweep.lengths[up],
+            minlength=size,
+        )
+        flow -= np.bincount(
+            (person_names[keep] * categories + sweep.categories[down]) * slots + kinds[down] - ~marks[down],
+            weights=sweep.lengths[down],
+            minlength=size,
+        )
+        included = np.unique(names[in_units[documents]])
+        flow = flow.reshape(people, categories, slots)[included]
+        change = -flow
+        change[..., 1:] += flow[..., :-1]
+
+        people_alphas, reasons = binary_alphas(base, slot_coders, slot_marked)
+        alphas, _ = binary_alphas(base + change, slot_coders, slot_marked)
+        entries = []
+        for category in range(categories):
+            values = alphas[:, category]
+            values = values[~np.isnan(values)].tolist()
+            figures = {
+                "people_alpha": None if reasons[category] else float(people_alphas[category]),
+                "replaced_mean": float(np.mean(values)) if values else None,
+                "replaced_min": min(values, default=None),
+                "replaced_max": max(values, default=None),
+            }
+            entries.append(_one_more_entry(figures, str(reasons[category]), NO_REPLACED_ALPHA, len(values)))
+        result.append(entries)
+    return result
+
+
+def _one_more_entry(figures, people_reason, replaced_reason, replacements):
+    entry = {}
+    put_value(entry, "people_alpha", figures["people_alpha"], people_reason)
+    for name in ("replaced_mean", "replaced_min", "replaced_max"):
+        put_value(entry, name, figures[name], replaced_reason)
+    entry["replacements"] = replacements
+    return entry
+
+
+def binary_alphas(histograms, coders, marked):
+    """Binary nominal alpha of each histogram: along the last axis, units of each kind (coders, marked).
+
+    Krippendorff's (2011) alpha for two values in closed form: a unit with n
+    coders and m ones adds n - m zeros, m ones and 2 m (n - m) / (n - 1) to
+    the observed disagreement, and alpha = 1 - (n.. - 1) D_o / (2 n_0 n_1).
+    Returns alphas (NaN when undefined) and the reasons ("" when defined).
+    """
+    pairable = (coders >= 2) & (marked <= coders)
+    zeros = np.where(pairable, coders - marked, 0).astype(np.float64)
+    ones = np.where(pairable, marked, 0).astype(np.float64)
+    disagreement = np.where(pairable, 2.0 * marked * (coders - marked) / np.maximum(coders - 1, 1), 0.0)
+    n0, n1, observed = ((histograms * weights).sum(axis=-1) for weights in (zeros, ones, disagreement))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alphas = 1.0 - (n0 + n1 - 1.0) * observed / (2.0 * n0 * n1)
+    reasons = np.where(n0 + n1 == 0, NO_PAIRABLE_UNITS, np.where(np.minimum(n0, n1) == 0, ONE_VALUE, ""))
+    alphas[reasons != ""] = np.nan
+    return alphas, reasons

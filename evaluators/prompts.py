@@ -7,7 +7,7 @@ the built-in tags and filters.
 """
 
 import json
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from django.template import Context, Engine, TemplateSyntaxError
@@ -58,10 +58,15 @@ def prompt_context(*, study, categories, document, segments):
     }  # fmt: skip
 
 
+@lru_cache(maxsize=32)
+def _compiled(source):
+    return _engine().from_string(source)
+
+
 def render_messages(template_source, context):
     """The chat messages of one document: the fixed system message and the rendered prompt."""
     try:
-        template = _engine().from_string(template_source or default_template())
+        template = _compiled(template_source or default_template())
         prompt = template.render(Context(context, autoescape=False))
     except TemplateSyntaxError as error:
         raise PromptError(f"the prompt template does not parse: {error}") from None

@@ -1,10 +1,11 @@
 """The work of one run: its documents still to do, asking the endpoint or the detector, and
 storing each document's result and spans (model annotations) as soon as it is done."""
 
+import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from decimal import Decimal
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -37,8 +38,17 @@ def documents_to_run(evaluator, external_ids):
     return [found[name] for name in dict.fromkeys(external_ids)]
 
 
+PREPARE_BATCH = 64  # prompts rendered, and looked up in the response cache, at once
+CANCEL_CHECK_SECONDS = 0.5
+
+
 class RunWork:
-    """The documents of one run still to do, and how each result is stored."""
+    """The documents of one run still to do, and how each result is stored.
+
+    What every document needs (categories, segment texts and ids, the model
+    worker and its assignments) is read once per run: a run of 1,000
+    documents spends its time on the endpoint, not on lookups.
+    """
 
     def __init__(self, run):
         self.run = run
@@ -48,10 +58,17 @@ class RunWork:
         self.category_kinds = {c.key: c.kind for c in self.categories}
         done = set(EvaluatorResult.objects.filter(run=run).values_list("document_id", flat=True))
         self.documents = [d for d in documents_to_run(self.evaluator, run.documents) if d.pk not in done]
-        self.segments = _segment_texts([d.pk for d in self.documents])
+        self.segments, self.segment_ids = _segments([d.pk for d in self.documents])
+        self.annotations = ModelAnnotations(self.evaluator, self.categories, [d.pk for d in self.documents])
+        self._checked_at, self._cancelled = 0.0, False
 
     def cancelled(self):
-        return EvaluatorRun.objects.filter(pk=self.run.pk, cancel_requested=True).exists()
+        """Whether the run was cancelled (asked of the database at most every CANCEL_CHECK_SECONDS)."""
+        now = time.monotonic()
+        if not self._cancelled and now - self._checked_at >= CANCEL_CHECK_SECONDS:
+            self._checked_at = now
+            self._cancelled = EvaluatorRun.objects.filter(pk=self.run.pk, cancel_requested=True).exists()
+        return self._cancelled
 
     def detect(self):
         detector = detectors.make_detector(
@@ -63,28 +80,37 @@ class RunWork:
             items = detector.detect(self.segments[document.pk])
             self.store(document, EvaluatorResult.Status.OK, items=items)
 
+    def prepared(self):
+        """(document, request body, cache key, cached answer or None) of every document, in order."""
+        keys = [c.key for c in self.categories]
+        for first in range(0, len(self.documents), PREPARE_BATCH):
+            batch = []
+            for document in self.documents[first : first + PREPARE_BATCH]:
+                context = prompts.prompt_context(
+                    study=self.study, categories=self.categories, document=document,
+                    segments=self.segments[document.pk],
+                )  # fmt: skip
+                messages = prompts.render_messages(self.evaluator.prompt_template, context)
+                body = llm.request_body(self.evaluator, messages, keys)
+                batch.append((document, body, llm.cache_key(self.evaluator.base_url, body)))
+            hits = {hit.key: hit for hit in CachedResponse.objects.filter(key__in=[key for *_, key in batch])}
+            for document, body, key in batch:
+                yield document, body, key, hits.get(key)
+
     def ask_endpoint(self):
         """Every document's prompt to the endpoint, `concurrency` calls in flight, answers from the cache first.
 
-        Calls run in threads; every database write stays in this thread.
+        Calls run in threads; every database write stays in this thread, and a
+        finished call's slot is given to the next document before its answer
+        is stored.
         """
         client = llm.make_client(self.evaluator, connections=self.evaluator.concurrency)
-        keys = [c.key for c in self.categories]
-        waiting = iter(self.documents)
+        waiting = self.prepared()
         in_flight = {}
         with ThreadPoolExecutor(max_workers=self.evaluator.concurrency) as pool:
 
             def send_next():
-                for document in waiting:
-                    context = prompts.prompt_context(
-                        study=self.study, categories=self.categories, document=document,
-                        segments=self.segments[document.pk],
-                    )  # fmt: skip
-                    body = llm.request_body(
-                        self.evaluator, prompts.render_messages(self.evaluator.prompt_template, context), keys
-                    )
-                    key = llm.cache_key(self.evaluator.base_url, body)
-                    hit = CachedResponse.objects.filter(key=key).first()
+                for document, body, key, hit in waiting:
                     if hit is not None:
                         self.store_exchange(document, _from_cache(hit, body), key)
                         continue
@@ -98,21 +124,13 @@ class RunWork:
                 stop = self.cancelled()
                 for future in finished:
                     document, key = in_flight.pop(future)
-                    self.store_exchange(document, future.result(), key)
                     if not stop:
                         send_next()
+                    self.store_exchange(document, future.result(), key)
         client.close()
 
     def store_exchange(self, document, exchange, key):
         """Read one exchange into a result: failed, refused, malformed or answered."""
-        if not exchange.cached and not exchange.error:
-            CachedResponse.objects.get_or_create(
-                key=key,
-                defaults={
-                    "content": exchange.content or "", "refusal": exchange.refusal or "",
-                    "prompt_tokens": exchange.prompt_tokens, "completion_tokens": exchange.completion_tokens,
-                },
-            )  # fmt: skip
         items, problem = [], ""
         if exchange.error:
             status, problem = EvaluatorResult.Status.FAILED, exchange.error
@@ -124,11 +142,11 @@ class RunWork:
                 status = EvaluatorResult.Status.OK
             except answers.MalformedAnswer as error:
                 status, problem = EvaluatorResult.Status.MALFORMED, str(error)
-        self.store(document, status, items=items, problem=problem, exchange=exchange)
+        self.store(document, status, items=items, problem=problem, exchange=exchange, key=key)
 
-    @transaction.atomic
-    def store(self, document, status, *, items=(), problem="", exchange=None):
-        """One document's result and its spans as annotations of the evaluator, in one transaction."""
+    def store(self, document, status, *, items=(), problem="", exchange=None, key=None):
+        """One document's result, its spans as annotations of the evaluator and (a new answer) the
+        cache entry, in one transaction; nothing when an earlier attempt of the run stored it."""
         placed = answers.placed_items(
             list(items), self.segments[document.pk], self.category_kinds,
             every=self.evaluator.occurrences == Evaluator.Occurrences.ALL,
@@ -153,11 +171,30 @@ class RunWork:
                 )  # fmt: skip
             else:
                 increments["cached"] = F("cached") + 1
-        _, created = EvaluatorResult.objects.get_or_create(run=self.run, document=document, defaults=fields)
-        if not created:
-            return  # stored by an earlier attempt of this run
-        model_annotations_write(evaluator=self.evaluator, document=document, items=placed, tag=self.run.pk)
-        EvaluatorRun.objects.filter(pk=self.run.pk).update(heartbeat_at=timezone.now(), **increments)
+        try:
+            with transaction.atomic():
+                EvaluatorResult.objects.create(run=self.run, document=document, **fields)
+                if exchange is not None and not exchange.cached and not exchange.error:
+                    CachedResponse.objects.bulk_create([_cache_entry(key, exchange)], ignore_conflicts=True)
+                self.annotations.write(
+                    document.pk,
+                    placed,
+                    self.segments[document.pk],
+                    self.segment_ids[document.pk],
+                    tag=self.run.pk,
+                )
+                EvaluatorRun.objects.filter(pk=self.run.pk).update(heartbeat_at=timezone.now(), **increments)
+        except IntegrityError:
+            if not EvaluatorResult.objects.filter(run=self.run, document=document).exists():
+                raise
+            # stored by an earlier attempt of this run (a redelivered job)
+
+
+def _cache_entry(key, exchange):
+    return CachedResponse(
+        key=key, content=exchange.content or "", refusal=exchange.refusal or "",
+        prompt_tokens=exchange.prompt_tokens, completion_tokens=exchange.completion_tokens,
+    )  # fmt: skip
 
 
 def _from_cache(hit, body):
@@ -167,12 +204,15 @@ def _from_cache(hit, body):
     )  # fmt: skip
 
 
-def _segment_texts(document_ids):
+def _segments(document_ids):
+    """{document id: [segment texts]} and {document id: [segment ids]}, in segment order."""
     texts = {pk: [] for pk in document_ids}
+    ids = {pk: [] for pk in document_ids}
     rows = Segment.objects.filter(document_id__in=document_ids).order_by("document_id", "index")
-    for document_id, text in rows.values_list("document_id", "text").iterator(chunk_size=20_000):
+    for pk, document_id, text in rows.values_list("id", "document_id", "text").iterator(chunk_size=20_000):
         texts[document_id].append(text)
-    return texts
+        ids[document_id].append(pk)
+    return texts, ids
 
 
 def category_kinds(study):
@@ -187,37 +227,55 @@ def model_worker(evaluator):
     return worker
 
 
-def model_annotations_write(*, evaluator, document, items, tag):
-    """The evaluator's annotation of `document`: one submitted model assignment holding every found span.
+class ModelAnnotations:
+    """The evaluator's annotation of each document: one submitted model assignment holding every found span.
 
     A later run replaces the spans of an earlier one. A paired category's span
     whose earlier span was not found is stored without it.
     """
-    now = timezone.now()
-    assignment, _ = Assignment.objects.get_or_create(
-        study_id=evaluator.study_id, document=document, worker=model_worker(evaluator), kind=Assignment.Kind.MODEL,
-        defaults={"status": Assignment.Status.SUBMITTED, "submitted_at": now, "started_at": now},
-    )  # fmt: skip
-    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED, submitted_at=now)
-    ErrorAnnotation.objects.filter(assignment=assignment).delete()
-    categories = {c.key: c for c in evaluator.study.taxonomy.categories.all()}
-    segments = {s.index: s for s in document.segments.all()}
-    rows = []
-    for number, item in enumerate(items):
-        if item.get("status") != answers.FOUND:
-            continue
-        for place, (segment, start, end) in enumerate(item["locations"]):
-            text = segments[segment].text
-            row = ErrorAnnotation(
-                assignment=assignment, segment=segments[segment], category=categories[item["category"]],
-                start=start, end=end, text=text[start:end], comment=item.get("explanation") or "",
-                client_id=f"{tag}-{number}-{place}",
-            )  # fmt: skip
-            if item.get("earlier"):
-                earlier_segment, earlier_start, earlier_end = item["earlier"]
-                row.paired_segment = segments[earlier_segment]
-                row.paired_start, row.paired_end = earlier_start, earlier_end
-                row.paired_text = segments[earlier_segment].text[earlier_start:earlier_end]
-            rows.append(row)
-    ErrorAnnotation.objects.bulk_create(rows)
-    return assignment
+
+    def __init__(self, evaluator, categories, document_ids):
+        self.evaluator = evaluator
+        self.worker = model_worker(evaluator)
+        self.category_ids = {category.key: category.pk for category in categories}
+        mine = Assignment.objects.filter(
+            study_id=evaluator.study_id,
+            worker=self.worker,
+            kind=Assignment.Kind.MODEL,
+            document_id__in=document_ids,
+        )
+        self.assignments = dict(mine.values_list("document_id", "id"))
+
+    def write(self, document_id, items, texts, segment_ids, *, tag):
+        now = timezone.now()
+        assignment_id = self.assignments.get(document_id)
+        if assignment_id is None:
+            assignment_id = Assignment.objects.create(
+                study_id=self.evaluator.study_id, document_id=document_id, worker=self.worker,
+                kind=Assignment.Kind.MODEL, status=Assignment.Status.SUBMITTED, submitted_at=now, started_at=now,
+            ).pk  # fmt: skip
+            self.assignments[document_id] = assignment_id
+        else:
+            Assignment.objects.filter(pk=assignment_id).update(
+                status=Assignment.Status.SUBMITTED, submitted_at=now
+            )
+            ErrorAnnotation.objects.filter(assignment_id=assignment_id).delete()
+        rows = []
+        for number, item in enumerate(items):
+            if item.get("status") != answers.FOUND:
+                continue
+            for place, (segment, start, end) in enumerate(item["locations"]):
+                row = ErrorAnnotation(
+                    assignment_id=assignment_id, segment_id=segment_ids[segment],
+                    category_id=self.category_ids[item["category"]], start=start, end=end,
+                    text=texts[segment][start:end], comment=item.get("explanation") or "",
+                    client_id=f"{tag}-{number}-{place}",
+                )  # fmt: skip
+                if item.get("earlier"):
+                    earlier_segment, earlier_start, earlier_end = item["earlier"]
+                    row.paired_segment_id = segment_ids[earlier_segment]
+                    row.paired_start, row.paired_end = earlier_start, earlier_end
+                    row.paired_text = texts[earlier_segment][earlier_start:earlier_end]
+                rows.append(row)
+        if rows:
+            ErrorAnnotation.objects.bulk_create(rows)

@@ -196,6 +196,8 @@ class EvaluatorResult(models.Model):
     problem = models.TextField(
         blank=True, help_text="Why the answer could not be used (malformed, refused, failed)."
     )
+    listed = models.PositiveIntegerField(default=0, help_text="Errors the answer listed.")
+    placed = models.PositiveIntegerField(default=0, help_text="Of those, placed in the text.")
     request = models.JSONField(null=True, blank=True, help_text="The request body sent (no key).")
     response = models.TextField(blank=True, help_text="The raw answer, as received.")
     cached = models.BooleanField(default=False)

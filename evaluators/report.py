@@ -14,7 +14,6 @@ from protocols.span.report import span_study_for
 from reports.charts import grouped_bar_chart
 from reports.metrics.spans.evaluators import evaluator_comparison
 
-from .answers import FOUND
 from .models import EvaluatorResult
 from .review import reviewed_precision
 
@@ -52,15 +51,14 @@ def _run_figures(study, key):
     latencies = sorted(
         results.filter(cached=False, latency_ms__isnull=False).values_list("latency_ms", flat=True)
     )
-    latest = {}
-    for document, status, items in results.order_by("created_at", "id").values_list(
-        "document_id", "status", "items"
-    ):
-        latest[document] = (status, items or [])
-    listed = sum(len(items) for _, items in latest.values())
-    placed = sum(1 for _, items in latest.values() for item in items if item.get("status") == FOUND)
+    latest = {}  # the latest result of each document: the one behind its annotations now
+    rows = results.order_by("created_at", "id").values_list("document_id", "status", "listed", "placed")
+    for document, status, listed_here, placed_here in rows:
+        latest[document] = (status, listed_here, placed_here)
+    listed = sum(entry[1] for entry in latest.values())
+    placed = sum(entry[2] for entry in latest.values())
     statuses = {}
-    for status, _ in latest.values():
+    for status, *_ in latest.values():
         statuses[status] = statuses.get(status, 0) + 1
     figures = {
         "kind": evaluator.kind,

@@ -151,7 +151,10 @@ class RunWork:
             list(items), self.segments[document.pk], self.category_kinds,
             every=self.evaluator.occurrences == Evaluator.Occurrences.ALL,
         )  # fmt: skip
-        fields = {"status": status, "items": placed, "problem": problem}
+        fields = {
+            "status": status, "items": placed, "problem": problem, "listed": len(placed),
+            "placed": sum(1 for item in placed if item.get("status") == answers.FOUND),
+        }  # fmt: skip
         increments = {"finished": F("finished") + 1}
         if exchange is not None:
             cost = (

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 MAIN = "main"
 GOLD = "gold"
 QUALIFICATION = "qualification"
+MODEL = "model"  # an automatic evaluator's annotation: only the evaluator comparison reads it
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ import numpy as np
 
 from reports.metrics.nullable import put_value
 from reports.metrics.spans.agreement import projection_alpha, token_agreement
-from reports.metrics.spans.data import GOLD, MAIN, QUALIFICATION
+from reports.metrics.spans.data import GOLD, MAIN, MODEL, QUALIFICATION
 from reports.metrics.spans.distribution import distribution
 from reports.metrics.spans.layout import StudyLayout
 from reports.metrics.spans.reference import ReferenceTally, sentence_marks, tally_marks
@@ -34,7 +34,8 @@ def span_report(study, progress=None):
     gold = [annotation for annotation in annotations if annotation.kind == GOLD]
     table = SpanTable(main, layout, category_numbers)
     gold_table = SpanTable(gold, layout, category_numbers)
-    others = [annotation for annotation in annotations if annotation.kind not in (MAIN, GOLD)]
+    # Qualification and retest work is checked here too; evaluators' work is the comparison's to check.
+    others = [annotation for annotation in annotations if annotation.kind not in (MAIN, GOLD, MODEL)]
     SpanTable(others, layout, category_numbers)  # validates them
     coders = np.bincount(table.documents, minlength=len(study.documents))
     notify(0.3)

@@ -1,6 +1,7 @@
 """The words of the evaluator comparison: references, levels, scores, and why a figure is undefined."""
 
-MODEL = "model"
+from reports.metrics.spans.data import MODEL  # noqa: F401  (the kind of the evaluators' annotations)
+
 REFERENCES = ("union", "two_agree", "gold")
 LEVELS = ("token", "sentence")
 SCORED = ("precision", "recall", "f1")

@@ -10,7 +10,7 @@ the current annotations (the latest result per document).
 from statistics import quantiles
 
 from annotations.models import Assignment
-from protocols.span.report import span_study_for
+from protocols.span.report import span_layout_for, span_study_for
 from reports.charts import grouped_bar_chart
 from reports.metrics.spans.evaluators import evaluator_comparison
 
@@ -33,7 +33,10 @@ def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=
     if not model_workers:
         return None
     span_study = span_study_for(study)  # names model annotations by their evaluator's key (pseudonyms_of)
-    figures = evaluator_comparison(span_study, seed=seed, resamples=resamples, progress=progress)
+    layout = span_layout_for(study, span_study)
+    figures = evaluator_comparison(
+        span_study, seed=seed, resamples=resamples, progress=progress, layout=layout
+    )
     figures["runs"] = {key: _run_figures(study, key) for key in sorted(model_workers.values())}
     reviewed = reviewed_precision(study)
     if reviewed is not None:

@@ -73,7 +73,8 @@ class SpanProtocol(Protocol):
     def report(self, study, progress):
         data = report.span_study_for(study)
         progress(0.2)
-        result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction))
+        layout = report.span_layout_for(study, data)
+        result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction), layout=layout)
         questions = document_questions.study_questions(study)
         if questions:
             result["document_questions"] = report.document_questions_for(study, questions)

@@ -11,6 +11,7 @@ from annotations.models import Assignment
 from protocols.span.models import DocumentAnswer, ErrorAnnotation
 from reports.metrics.spans.data import MAIN, Annotation, Span, SpanCategory, SpanDocument, SpanStudy
 from reports.metrics.spans.holistic import DocumentAnswers, DocumentQuestion, document_questions_report
+from reports.metrics.spans.layout import StudyLayout
 from studies.models import Segment
 
 CHUNK = 20_000
@@ -29,6 +30,17 @@ def span_study_for(study):
     if cache is not None:
         cache["span_study"] = loaded
     return loaded
+
+
+def span_layout_for(study, span_study):
+    """The StudyLayout of `span_study`, built once per report like the span study itself."""
+    cache = getattr(study, "report_cache", None)
+    if cache is not None and "span_layout" in cache:
+        return cache["span_layout"]
+    layout = StudyLayout(span_study.documents)
+    if cache is not None:
+        cache["span_layout"] = layout
+    return layout
 
 
 def _load_span_study(study):

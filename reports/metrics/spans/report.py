@@ -19,15 +19,16 @@ NO_MULTIPLY_ANNOTATED = "no document has two or more submitted main annotations"
 NO_EXPERT_PAIR = "no document has two or more submitted gold annotations"
 
 
-def span_report(study, progress=None):
+def span_report(study, progress=None, layout=None):
     """Every span-study metric of ``study`` (a :class:`SpanStudy`) as a JSON-ready dict.
 
     ``progress``, if given, is called with the fraction done a few times.
+    ``layout``: the study's :class:`StudyLayout` when the caller has built it.
     """
     notify = progress or (lambda fraction: None)
     notify(0.0)
     keys = [category.key for category in study.categories]
-    layout = StudyLayout(study.documents)
+    layout = layout or StudyLayout(study.documents)
     annotations = _submitted(study, layout)
     main = [annotation for annotation in annotations if annotation.kind == MAIN]
     category_numbers = {key: number for number, key in enumerate(keys)}

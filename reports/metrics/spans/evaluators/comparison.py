@@ -13,18 +13,19 @@ from .sweep import Sweep, tallies
 from .terms import LEVELS, MODEL, REFERENCES
 
 
-def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None):
+def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None, layout=None):
     """Every evaluator of ``study`` (a :class:`SpanStudy`) against the people and the experts.
 
     Returns JSON-ready data: ``evaluators``, ``references``, ``by_evaluator``,
     ``seed`` and ``resamples`` (definitions in the module docstring).
     ``progress``, if given, is called with the fraction done a few times.
+    ``layout``: the study's :class:`StudyLayout` when the caller has built it.
     """
     if resamples < 0:
         raise ValueError(f"resamples must be 0 or more, not {resamples}")
     notify = progress or (lambda fraction: None)
     notify(0.0)
-    layout = StudyLayout(study.documents)
+    layout = layout or StudyLayout(study.documents)
     keys = [category.key for category in study.categories]
     numbers = {key: number for number, key in enumerate(keys)}
     people, experts, models = _submitted(study, layout)

@@ -3,19 +3,21 @@
 import numpy as np
 
 
-def merge_ranges(owners, lo, hi):
+def merge_ranges(owners, lo, hi, *, presorted=False):
     """Merge each owner's overlapping or touching ranges; empty ranges are dropped.
 
     Returns (owners, lo, hi) of disjoint ranges, sorted by owner then start.
     An owner's ranges are shifted by ``owner * (largest index + 1)`` so that one
     running maximum over all of them never carries across owners.
+    ``presorted``: the ranges already come sorted by owner, then lo (no sort).
     """
     keep = hi > lo
     owners, lo, hi = owners[keep], lo[keep], hi[keep]
     if not len(lo):
         return owners, lo, hi
-    order = np.lexsort((lo, owners))
-    owners, lo, hi = owners[order], lo[order], hi[order]
+    if not presorted:
+        order = np.lexsort((lo, owners))
+        owners, lo, hi = owners[order], lo[order], hi[order]
     shift = owners.astype(np.int64) * (int(hi.max()) + 1)
     reach = np.maximum.accumulate(hi + shift)
     first = np.ones(len(lo), dtype=bool)

@@ -5,7 +5,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from reports.metrics.spans.ranges import expand
+from reports.metrics.spans.ranges import expand, merge_ranges
 
 
 class SpanArrays:
@@ -74,21 +74,8 @@ def stable_order(keys):
 
 
 def merge_sorted(owners, lo, hi):
-    """:func:`merge_ranges` for ranges already sorted by owner, then lo, so without its sort.
-
-    Each owner's overlapping or touching ranges become one; empty ranges are dropped.
-    """
-    keep = hi > lo
-    owners, lo, hi = owners[keep], lo[keep], hi[keep]
-    if not len(lo):
-        return owners, lo, hi
-    shift = owners * (int(hi.max()) + 1)
-    reach = np.maximum.accumulate(hi + shift)
-    first = np.ones(len(lo), dtype=bool)
-    first[1:] = lo[1:] + shift[1:] > reach[:-1]
-    starts = np.flatnonzero(first)
-    lasts = np.append(starts[1:] - 1, len(lo) - 1)
-    return owners[starts], lo[starts], reach[lasts] - shift[lasts]
+    """:func:`merge_ranges` for ranges already sorted by owner, then lo, so without its sort."""
+    return merge_ranges(owners, lo, hi, presorted=True)
 
 
 def character_union(layout, spans):

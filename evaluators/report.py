@@ -17,6 +17,7 @@ from reports.metrics.spans.evaluators import evaluator_comparison
 from .models import EvaluatorResult
 from .review import reviewed_precision
 
+REFERENCE_NAMES = ("union", "two_agree", "gold")
 SEED = 0
 RESAMPLES = 1000
 
@@ -112,15 +113,28 @@ def comparison_context(result):
         evaluators,
         title="Token-level F1 against the union of the annotators, by category and evaluator",
     )
+    references_chart = grouped_bar_chart(
+        [
+            (key, {name: _pooled_f1(by_evaluator, key, name) for name in REFERENCE_NAMES})
+            for key in evaluators
+        ],
+        list(REFERENCE_NAMES),
+        title="Token-level F1 over all categories, by evaluator and reference",
+    )
     return {
         "evaluators": evaluators,
         "rows": rows,
+        "references_chart": references_chart,
         "runs": comparison.get("runs", {}),
         "references": comparison.get("references", {}),
         "one_more": {key: by_evaluator.get(key, {}).get("one_more_annotator", {}) for key in evaluators},
         "reviewed": comparison.get("reviewed", {}),
         "chart": chart,
     }
+
+
+def _pooled_f1(by_evaluator, key, reference):
+    return by_evaluator.get(key, {}).get("all", {}).get("token", {}).get(reference, {}).get("f1")
 
 
 def _f1(by_evaluator, key, category):

@@ -92,6 +92,7 @@ def test_the_report_page_shows_the_comparison_escaped(study, evaluated, research
     client.force_login(researcher)
     page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
     assert 'id="evaluator-table"' in page and 'id="evaluator-runs-table"' in page
+    assert "Token-level F1 over all categories, by evaluator and reference" in page
     assert "<b>llm</b>" not in page and "&lt;b&gt;llm&lt;/b&gt;" in page
 
 

@@ -23,7 +23,10 @@ def test_a_killed_worker_s_run_resumes_without_calling_again_for_finished_docume
     client,
     researcher,
     broker_queue,  # noqa: F811
+    settings,
 ):
+    # The workers and this process (the run page) agree on when a silent run is stale.
+    settings.EVALUATOR_STALE_SECONDS = 3
     study = make_span_study(documents=12, segments=1, researcher=researcher)
     client.force_login(researcher)
     with FakeChatServer(latency=0.5) as server:

@@ -12,7 +12,7 @@ from protocols.review.models import ReviewItem
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, forget_managed_studies, manages_study
 from studies.models import Study
 
-from . import detectors, prompts
+from .checks import settings_problems
 from .models import Evaluator, EvaluatorResult, EvaluatorRun
 from .review import ReviewRefused, review_study_create
 from .services import (
@@ -23,6 +23,7 @@ from .services import (
     evaluator_runs_requeue_stale,
 )
 from .summary import run_summary
+from .work import category_kinds
 
 
 class EvaluatorForm(forms.ModelForm):
@@ -36,20 +37,13 @@ class EvaluatorForm(forms.ModelForm):
 
     def clean(self):
         data = super().clean()
-        kind, study = data.get("kind"), data.get("study")
-        if kind == Evaluator.Kind.LLM:
-            for name in ("base_url", "model"):
-                if not data.get(name):
-                    self.add_error(name, "An LLM evaluator needs this.")
-            problem = prompts.check_template(data.get("prompt_template") or "")
-            if problem:
-                self.add_error("prompt_template", problem)
-        elif kind == Evaluator.Kind.BUILTIN and study is not None:
-            kinds = dict(study.taxonomy.categories.values_list("key", "kind")) if study.taxonomy_id else {}
-            try:
-                detectors.make_detector(data.get("detector") or "", data.get("options") or {}, kinds)
-            except detectors.DetectorOptionError as error:
-                self.add_error("options", str(error))
+        study = data.get("study")
+        if study is None:
+            return data
+        # The same rules as study.yaml and the run request, on the values entered.
+        evaluator = Evaluator(**{name: data.get(name) for name in self.Meta.fields if name in data})
+        for field, message in settings_problems(evaluator, category_kinds(study)):
+            self.add_error(field if field in self.fields else None, message)
         return data
 
 

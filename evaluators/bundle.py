@@ -13,7 +13,8 @@ from django.core.exceptions import ValidationError
 
 from bundles.problems import BundleInvalid, Problem
 
-from . import detectors, prompts
+from . import prompts
+from .checks import settings_problems
 from .models import Evaluator
 from .predictions import evaluator_predictions_import
 
@@ -79,20 +80,10 @@ def _kind_ok(evaluator, raw, categories, spec, problems, name, at, where):
     before = len(problems.items)
     if spec is not None and spec.protocol != "span":
         problems.add(name, at, f"{where}: evaluators belong to span studies (this one is {spec.protocol})")
-    if evaluator.kind == Evaluator.Kind.LLM:
-        for field in ("base_url", "model"):
-            if not getattr(evaluator, field):
-                problems.add(name, at, f"{where}: an LLM evaluator needs '{field}'")
-        if raw.get("prompt_file") and raw.get("prompt_template"):
-            problems.add(name, at, f"{where}: give prompt_template or prompt_file, not both")
-        problem = prompts.check_template(evaluator.prompt_template)
-        if problem:
-            problems.add(name, at, f"{where}: {problem}")
-    elif evaluator.kind == Evaluator.Kind.BUILTIN:
-        try:
-            detectors.make_detector(evaluator.detector, evaluator.options, categories)
-        except detectors.DetectorOptionError as error:
-            problems.add(name, at, f"{where}: {error}")
+    for _, message in settings_problems(evaluator, categories):
+        problems.add(name, at, f"{where}: {message}")
+    if raw.get("prompt_file") and raw.get("prompt_template"):
+        problems.add(name, at, f"{where}: give prompt_template or prompt_file, not both")
     if raw.get("predictions") is not None and evaluator.kind != Evaluator.Kind.IMPORT:
         problems.add(name, at, f"{where}: only an imported evaluator (kind: import) has 'predictions'")
     for field in FILE_FIELDS:

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from falte_site.celery import send_after_commit
 
-from . import detectors, prompts
+from .checks import settings_problems
 from .models import Evaluator, EvaluatorRun
 from .work import RunWork, UnknownDocuments, category_kinds, documents_to_run
 
@@ -46,15 +46,8 @@ def evaluator_check(evaluator):
         return "evaluators run on span studies with a taxonomy"
     if evaluator.kind == Evaluator.Kind.IMPORT:
         return "an imported evaluator has no run: load its predictions (run_evaluator --predictions FILE)"
-    if evaluator.kind == Evaluator.Kind.LLM:
-        if not evaluator.base_url or not evaluator.model:
-            return "an LLM evaluator needs base_url and model"
-        return prompts.check_template(evaluator.prompt_template)
-    try:
-        detectors.make_detector(evaluator.detector, evaluator.options, category_kinds(study))
-    except detectors.DetectorOptionError as error:
-        return str(error)
-    return None
+    problems = settings_problems(evaluator, category_kinds(study))
+    return "; ".join(message for _, message in problems) or None
 
 
 @transaction.atomic

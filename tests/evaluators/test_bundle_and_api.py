@@ -11,6 +11,7 @@ from accounts.models import StudyMembership
 from annotations.models import Assignment
 from bundles import BundleInvalid
 from bundles.services import study_export_bundle, study_import_bundle
+from evaluators.admin import EvaluatorForm
 from evaluators.fake_llm import FakeChatServer, Reply
 from evaluators.models import Evaluator, EvaluatorRun
 from tests.factories import UserFactory, make_span_study
@@ -248,3 +249,22 @@ def test_with_the_broker_down_a_run_request_is_refused_and_leaves_no_row(researc
     )
     assert response.status_code == 503 and "not reachable" in response.json()["detail"]
     assert not EvaluatorRun.objects.exists()
+
+
+def test_the_admin_form_checks_an_evaluator_by_the_same_rules_as_study_yaml(api_study):
+    study, _ = api_study
+    base = {"study": study.pk, "key": "k", "occurrences": "all", "response_format": "json_schema",
+            "timeout_seconds": 60, "max_retries": 4, "concurrency": 4, "price_input_per_1k": 0,
+            "price_output_per_1k": 0, "options": "{}"}  # fmt: skip
+    llm = EvaluatorForm(data={**base, "kind": "llm", "model": "m", "prompt_template": "{% if %}"})
+    assert not llm.is_valid()
+    assert "an LLM evaluator needs 'base_url'" in llm.errors["base_url"][0]
+    assert "prompt template" in llm.errors["prompt_template"][0]
+    detector = EvaluatorForm(
+        data={**base, "kind": "builtin", "detector": "repetition", "options": '{"n": 2}'}
+    )
+    assert not detector.is_valid() and "category" in detector.errors["options"][0]
+    good = EvaluatorForm(
+        data={**base, "kind": "builtin", "detector": "repetition", "options": '{"category": "RepE"}'}
+    )
+    assert good.is_valid(), good.errors

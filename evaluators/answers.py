@@ -18,6 +18,8 @@ A paired category's earlier span is placed in ``earlier`` when found.
 import json
 import re
 
+from studies.spans import is_whole_number
+
 from .locating import Location, locate, locate_earlier
 
 FOUND, NOT_FOUND, UNKNOWN_CATEGORY, NO_SPAN, INVALID = (
@@ -94,13 +96,9 @@ def _from_answer(item):
         "earlier_span": item.get("earlier_span"),
         "explanation": item.get("explanation") or "",
     }
-    if _whole(stored["segment"]):
+    if is_whole_number(stored["segment"]):
         stored["segment"] -= 1  # the prompt numbers segments from 1
     return stored
-
-
-def _whole(value):
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _type_problem(item):
@@ -109,7 +107,7 @@ def _type_problem(item):
     if item.get("span") is not None and not isinstance(item["span"], str):
         return "'span' must be text"
     for name in ("segment", "occurrence", "start", "end"):
-        if item.get(name) is not None and not _whole(item[name]):
+        if item.get(name) is not None and not is_whole_number(item[name]):
             return f"'{name}' must be a whole number"
     if item.get("occurrence") is not None and item["occurrence"] < 1:
         return "'occurrence' counts from 1"

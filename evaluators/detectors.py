@@ -7,6 +7,8 @@ the run places and stores like an LLM's answer.
 
 import re
 
+from studies.spans import is_whole_number
+
 WORD = re.compile(r"\w+")
 DETECTORS = {}
 
@@ -50,7 +52,7 @@ class Detector:
 
 
 def _whole_at_least(low):
-    return lambda value: isinstance(value, int) and not isinstance(value, bool) and value >= low
+    return lambda value: is_whole_number(value) and value >= low
 
 
 @detector

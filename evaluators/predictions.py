@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from bundles.problems import Problems
 from bundles.reading import read_jsonl
+from studies.spans import is_whole_number
 
 from .models import EvaluatorResult, EvaluatorRun
 from .services import RunRefused
@@ -33,10 +34,6 @@ LINE_FIELDS = {
 SPAN_FIELDS = {"segment", "category", "start", "end", "text", "paired", "comment", "answers", "client_id"}
 
 
-def _whole(value):
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _item(raw, where, file, line, problems):
     """One annotation as an answer item (0-based segment), or None after reporting its problem."""
     if not isinstance(raw, dict):
@@ -49,11 +46,11 @@ def _item(raw, where, file, line, problems):
     if not isinstance(raw.get("category"), str):
         problems.add(file, line, f"{where}: 'category' must be text")
         return None
-    if not _whole(raw.get("segment")):
+    if not is_whole_number(raw.get("segment")):
         problems.add(file, line, f"{where}: 'segment' must be a whole number (0-based)")
         return None
     for name in ("start", "end"):
-        if raw.get(name) is not None and not _whole(raw[name]):
+        if raw.get(name) is not None and not is_whole_number(raw[name]):
             problems.add(file, line, f"{where}: '{name}' must be a whole number")
             return None
     if raw.get("text") is not None and not isinstance(raw["text"], str):

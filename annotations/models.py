@@ -81,6 +81,10 @@ class Assignment(models.Model):
     platform_ids = models.JSONField(
         default=dict, blank=True, help_text="e.g. STUDY_ID, SESSION_ID, assignmentId, hitId."
     )
+    arm = models.CharField(
+        max_length=32, blank=True,
+        help_text="The experimental arm drawn at join (e.g. suggestions or control); empty: none.",
+    )  # fmt: skip
 
     objects = AssignmentQuerySet.as_manager()
 

@@ -29,6 +29,15 @@ class BundleWork:
     annotations: int = 0  # judgments, spans or answers, for the import summary
 
 
+@dataclass(frozen=True)
+class ArmDesign:
+    """A study's randomised arms: workers are drawn into them at join, in proportion to
+    their shares (which sum to 1), and every document gets that share of its annotators."""
+
+    arms: tuple  # ((name, share), ...)
+    seed: int = 0
+
+
 class Protocol:
     """One protocol. Subclass it in the protocol's app and register an instance.
 
@@ -67,6 +76,10 @@ class Protocol:
     def missing(self, assignment):
         """Why the assignment cannot be submitted yet, or "" when it can."""
         return ""
+
+    def arm_design(self, study):
+        """The study's randomised arms (an ArmDesign), or None when it has none."""
+        return None
 
     def block_items(self, study, block, rng):
         """A block study: one worker's items of `block` (stored in Assignment.items), shuffled by `rng`."""

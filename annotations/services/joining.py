@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import Assignment
+from annotations.services.arms import arm_quota, worker_arm
 from annotations.services.blocks import block_assignment_create, next_block
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
@@ -93,6 +94,7 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
         return _resumed(current, platform_ids, resume_tokens)
     assignments_release_stale(study=study)
     had = set(mine.values_list("document_id", flat=True))
+    arm = ""
     if round_:
         document_id = _next_qualification_document(study, had)
     else:
@@ -101,10 +103,12 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
             raise JoinRefused(
                 "limit", "You have done as many documents of this study as it allows. Thank you!"
             )
-        document_id = _attention_document(study, mine, had) or _next_main_document(study, had)
+        design = protocols.of(study).arm_design(study)
+        arm = worker_arm(study, worker, design) if design is not None else ""
+        document_id = _attention_document(study, mine, had) or _next_main_document(study, had, design, arm)
     return Assignment.objects.create(
         study=study, document_id=document_id, worker=worker, kind=kind, joined=True,
-        platform_ids=platform_ids or {},
+        platform_ids=platform_ids or {}, arm=arm,
     )  # fmt: skip
 
 
@@ -138,17 +142,25 @@ def _join_block(study, worker, platform_ids, resume_tokens):
     )
 
 
-def _next_main_document(study, had):
-    active = Counter(
+def _next_main_document(study, had, design=None, arm=""):
+    """The main document that most needs an annotator; with arms, one with a place left in `arm`."""
+    holders = (
         Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
         .exclude(status=Assignment.Status.RELEASED)
-        .values_list("document_id", flat=True)
+        .values_list("document_id", "arm")
     )
+    active, in_arm = Counter(), Counter()
+    for document_id, held_arm in holders:
+        active[document_id] += 1
+        in_arm[document_id] += held_arm == arm
+    quota = arm_quota(design, arm, study.annotators_per_document) if design is not None else None
     candidates = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
     free = [
         document_id
         for document_id in candidates.values_list("id", flat=True)
-        if document_id not in had and active[document_id] < study.annotators_per_document
+        if document_id not in had
+        and active[document_id] < study.annotators_per_document
+        and (quota is None or in_arm[document_id] < quota)
     ]
     if not free:
         raise JoinRefused("full", "There is no document left for you in this study. Thank you!")

@@ -2,6 +2,7 @@
 
 from studies.config import ConfigProblem, flag, number, simple, unknown, whole
 
+from .assistance.design import assistance_problems
 from .document_questions import document_questions_problems
 
 
@@ -19,4 +20,5 @@ OPTIONS = {
     "attention_min_f1": simple(lambda v: number(v, 0, 1)),
     "ui": ui_problems,
     "document_questions": document_questions_problems,
+    "assistance": assistance_problems,
 }

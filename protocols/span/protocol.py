@@ -11,6 +11,8 @@ from studies.models import Segment
 from studies.protocols import Protocol
 
 from . import bundle, config, document_questions, exports, feedback, report, report_page, scoring, selectors
+from .assistance.design import arm_design
+from .assistance.suggestions import undecided_before
 
 
 class SpanProtocol(Protocol):
@@ -32,6 +34,9 @@ class SpanProtocol(Protocol):
     report_template = "span/report_section.html"
     feedback_template = "span/feedback_documents.html"
 
+    def arm_design(self, study):
+        return arm_design(study)
+
     def page(self, request, assignment):
         return render(
             request,
@@ -52,6 +57,8 @@ class SpanProtocol(Protocol):
             < Segment.objects.filter(document_id=assignment.document_id).count() - 1
         ):
             return "read every segment before submitting"
+        if undecided_before(assignment, furthest_segment(assignment) + 1):
+            return "decide on every suggestion before submitting: accept, change, adjust or reject it"
         questions = document_questions.study_questions(assignment.study)
         if questions:
             answers = selectors.document_answers_of(assignment, questions)

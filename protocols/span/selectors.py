@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from annotations.selectors import completion_data, task_urls
 
+from .assistance.suggestions import shows_suggestions, task_suggestions
 from .document_questions import ordered_answers, study_questions
 from .models import DocumentAnswer
 
@@ -14,6 +15,7 @@ def span_task_urls(token):
         **task_urls(token),
         "annotations": reverse("task-api-annotations", args=[token]),
         "move": reverse("task-api-move", args=[token]),
+        "suggestions": reverse("task-api-suggestions", args=[token]),
         "document_answers": reverse("task-api-document-answers", args=[token]),
     }
 
@@ -60,7 +62,7 @@ def document_answers_of(assignment, questions):
 def task_state(assignment):
     """The part of the page's data that changes as the worker works (GET state)."""
     questions = study_questions(assignment.study)
-    return {
+    state = {
         "status": assignment.status,
         "current_segment": assignment.current_segment,
         "furthest_segment": max([assignment.current_segment, *assignment.segments_visited]),
@@ -70,6 +72,10 @@ def task_state(assignment):
         "document_questions": questions,
         "document_answers": document_answers_of(assignment, questions),
     }
+    # The control arm's page never receives a suggestion, nor even the key.
+    if shows_suggestions(assignment):
+        state["suggestions"] = task_suggestions(assignment)
+    return state
 
 
 def task_page_data(assignment):

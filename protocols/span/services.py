@@ -12,6 +12,7 @@ from annotations.services.task import TaskInputError, furthest_segment, locked_o
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
+from .assistance.suggestions import undecided_before
 from .document_questions import AnswerError, checked_answers, ordered_answers, study_questions
 from .models import DocumentAnswer, ErrorAnnotation
 
@@ -116,6 +117,10 @@ def assignment_move(*, assignment, segment):
         raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
     if segment > furthest_segment(assignment) + 1:
         raise TaskInputError("segments are done in order: finish the current one first")
+    if segment > assignment.current_segment and undecided_before(assignment, segment):
+        raise TaskInputError(
+            "decide on every suggestion of this segment first: accept, change, adjust or reject it"
+        )
     if not assignment.segments_visited:
         assignment.segments_visited = [assignment.current_segment]
     if len(assignment.segments_visited) < MAX_VISITS_KEPT:

@@ -3,8 +3,10 @@ the questions about the whole document."""
 
 from django.http import JsonResponse
 
-from annotations.views.api import task_api
+from annotations.views.api import error, task_api
 
+from .assistance.decisions import DecisionConflict, suggestion_decide, suggestion_undo
+from .assistance.suggestions import decision_data
 from .selectors import annotation_data
 from .services import annotation_add, annotation_remove, assignment_move, document_answers_save
 
@@ -34,3 +36,25 @@ def move(request, assignment, body):
 def document_answers(request, assignment, body):
     saved = document_answers_save(assignment=assignment, data=body)
     return JsonResponse({"answers": saved.answers})
+
+
+@task_api("POST", "DELETE")
+def suggestion(request, assignment, body, suggestion_id=None):
+    """POST: decide on a suggestion (suggestion arm only); DELETE: take the decision back.
+
+    The page builds the address from api.suggestions and the suggestion's id."""
+    if suggestion_id is None:
+        return error(404, "Name a suggestion: suggestions/<id>/.")
+    if request.method == "DELETE":
+        suggestion_undo(assignment=assignment, suggestion_id=suggestion_id)
+        return JsonResponse({"suggestion": suggestion_id, "decision": None})
+    try:
+        decision, created = suggestion_decide(assignment=assignment, suggestion_id=suggestion_id, data=body)
+    except DecisionConflict as conflict:
+        return error(409, str(conflict))
+    data = {"suggestion": suggestion_id, "decision": decision_data(decision)}
+    if decision.annotation_id is not None:
+        annotation = decision.annotation
+        paired_index = annotation.paired_segment.index if annotation.paired_segment_id else None
+        data["annotation"] = annotation_data(annotation, annotation.segment.index, paired_index)
+    return JsonResponse(data, status=201 if created else 200)

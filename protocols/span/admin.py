@@ -6,7 +6,7 @@ from import_export.admin import ExportMixin
 from exports.resources import EXPORT_FORMATS
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
 
-from .models import ErrorAnnotation
+from .models import ErrorAnnotation, Suggestion, SuggestionDecision
 from .resources import ErrorAnnotationResource
 
 TEXT_SHOWN = 80
@@ -70,3 +70,51 @@ class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
         # A plain string: admin escapes it.
         text = annotation.text
         return text if len(text) <= TEXT_SHOWN else text[: TEXT_SHOWN - 1] + "…"
+
+
+class ReadOnly:
+    """Suggestions come from an evaluator run or a bundle, decisions from the task page."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Suggestion)
+class SuggestionAdmin(ReadOnly, StudyScopedAdmin):
+    study_path = "document__study"
+    list_display = [
+        "document",
+        "position",
+        "category",
+        "segment_index",
+        "start",
+        "end",
+        "span_text",
+        "source",
+    ]
+    list_select_related = ["document", "category", "segment"]
+    list_filter = [StudyListFilter, "category__key"]
+    search_fields = ["document__external_id", "text"]
+
+    @admin.display(description="segment", ordering="segment__index")
+    def segment_index(self, suggestion):
+        return suggestion.segment.index
+
+    @admin.display(description="text")
+    def span_text(self, suggestion):
+        text = suggestion.text
+        return text if len(text) <= TEXT_SHOWN else text[: TEXT_SHOWN - 1] + "…"
+
+
+@admin.register(SuggestionDecision)
+class SuggestionDecisionAdmin(ReadOnly, StudyScopedAdmin):
+    study_path = "assignment__study"
+    list_display = ["assignment", "suggestion", "action", "seconds", "decided_at"]
+    list_select_related = ["assignment__document", "suggestion"]
+    list_filter = [StudyListFilter, "action"]

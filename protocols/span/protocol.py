@@ -26,8 +26,14 @@ class SpanProtocol(Protocol):
             "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
         ),
         "span.documentanswer": ModelRule("assignment__study", change="nobody"),
+        "span.suggestion": ModelRule(
+            "document__study", change="nobody", note="taken from an evaluator run or a bundle"
+        ),
+        "span.suggestiondecision": ModelRule(
+            "assignment__study", change="nobody", note="made on the task page by the suggestion arm"
+        ),
     }
-    researcher_models = ("span.errorannotation",)
+    researcher_models = ("span.errorannotation", "span.suggestion", "span.suggestiondecision")
     task_urls = "protocols.span.urls"
     bundle = bundle
     api_routes = (("annotations", "protocols.span.api.ErrorAnnotationViewSet", "annotation"),)

@@ -8,7 +8,9 @@ n % B of block n // B, a seeded shuffle of B places split by the arms' shares
 So arms stay balanced in every run of B arrivals, and the same seed and the
 same order of arrivals give the same arms. Per document, each arm gets its
 share of the K annotators (at least one each when K >= 2), so a comparison of
-arms is never a comparison of different documents.
+arms is never a comparison of different documents. When the arm drawn for a new
+worker has no free place left but another arm has (the study's last places,
+after releases), the worker takes the other arm: the per-document balance wins.
 """
 
 import math
@@ -41,7 +43,7 @@ def arm_block(design, number):
 
 
 def worker_arm(study, worker, design):
-    """The worker's arm in `study`: the one they already have, or the next place of the sequence.
+    """(the arm the worker holds in `study` or "", the arm the sequence draws for a new worker).
 
     Call it with the study row locked (joins are serialised on it), so two
     arrivals never take the same place.
@@ -53,10 +55,10 @@ def worker_arm(study, worker, design):
         .first()
     )
     if held:
-        return held
+        return held, held
     drawn = Assignment.objects.filter(study=study).exclude(arm="").values("worker_id").distinct().count()
     size = block_size(design)
-    return arm_block(design, drawn // size)[drawn % size]
+    return "", arm_block(design, drawn // size)[drawn % size]
 
 
 def arm_quota(design, arm, per_document):

@@ -103,9 +103,15 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
             raise JoinRefused(
                 "limit", "You have done as many documents of this study as it allows. Thank you!"
             )
+        document_id, arm = _attention_document(study, mine, had), ""
         design = protocols.of(study).arm_design(study)
-        arm = worker_arm(study, worker, design) if design is not None else ""
-        document_id = _attention_document(study, mine, had) or _next_main_document(study, had, design, arm)
+        if design is not None:
+            held, drawn = worker_arm(study, worker, design)
+            arm = held or drawn
+            if document_id is None:
+                document_id, arm = _next_main_document_in_arm(study, had, design, held, drawn)
+        elif document_id is None:
+            document_id = _next_main_document(study, had)
     return Assignment.objects.create(
         study=study, document_id=document_id, worker=worker, kind=kind, joined=True,
         platform_ids=platform_ids or {}, arm=arm,
@@ -140,6 +146,18 @@ def _join_block(study, worker, platform_ids, resume_tokens):
     return block_assignment_create(
         study=study, worker=worker, block=block, joined=True, platform_ids=platform_ids
     )
+
+
+def _next_main_document_in_arm(study, had, design, held, drawn):
+    """(document, arm): a worker keeps the arm they hold; a new one takes the arm drawn for them,
+    or another arm when the drawn one has no free place left (the study's last places)."""
+    arms = [held] if held else [drawn, *(name for name, _ in design.arms if name != drawn)]
+    for arm in arms[:-1]:
+        try:
+            return _next_main_document(study, had, design, arm), arm
+        except JoinRefused:
+            continue
+    return _next_main_document(study, had, design, arms[-1]), arms[-1]
 
 
 def _next_main_document(study, had, design=None, arm=""):

@@ -34,6 +34,7 @@ from annotations.models import Assignment
 from evaluators.models import CachedResponse, Evaluator, EvaluatorResult, EvaluatorRun
 from exports.models import Export
 from protocols.pairwise.models import PairwiseChoice
+from protocols.span.models import Suggestion, SuggestionDecision
 from qualification.models import Qualification, QualificationResult
 from reports.models import Report
 from reports.study_report import study_report_data
@@ -169,6 +170,21 @@ def _evaluator_run(world):
     return run
 
 
+def _suggestion_decision(world):
+    """A suggestion on S's document and S's worker's decision on it, for their admin pages."""
+    assignment = world.s_assignment
+    segment = assignment.document.segments.get(index=0)
+    suggestion, _ = Suggestion.objects.get_or_create(
+        document=assignment.document, position=1,
+        defaults={"segment": segment, "category": world.s.taxonomy.categories.first(), "start": 0, "end": 7,
+                  "text": segment.text[:7], "source": "test"},
+    )  # fmt: skip
+    decision, _ = SuggestionDecision.objects.get_or_create(
+        assignment=assignment, suggestion=suggestion, defaults={"action": "reject", "seconds": 1.0}
+    )
+    return decision
+
+
 def s_object(world, model):
     """S's row of `model` (the object an admin or API detail URL is sent)."""
     label = model._meta.label_lower
@@ -184,6 +200,8 @@ def s_object(world, model):
         "annotations.assignment": world.s_assignment,
         "span.errorannotation": world.s_assignment.annotations.first(),
         "pairwise.pairwisechoice": _pairwise_choice(world),
+        "span.suggestion": _suggestion_decision(world).suggestion,
+        "span.suggestiondecision": _suggestion_decision(world),
         "evaluators.evaluator": _evaluator_run(world).evaluator,
         "evaluators.evaluatorrun": _evaluator_run(world),
         "evaluators.evaluatorresult": _evaluator_run(world).results.first(),
@@ -243,6 +261,8 @@ def url_kwargs(world, name, pattern):
             values[argument] = world.t.join_key
         elif argument == "client_id":
             values[argument] = "client-1"
+        elif argument == "suggestion_id":  # S's suggestion, sent with T's worker's token
+            values[argument] = _suggestion_decision(world).suggestion_id
         elif argument == "file_format":
             values[argument] = "csv"
         elif argument == "format":

@@ -61,6 +61,26 @@ def worker_arm(study, worker, design):
     return "", arm_block(design, drawn // size)[drawn % size]
 
 
+def workers_arms(study, workers, design):
+    """{worker id: arm} for workers planned by hand: the arm each holds, the next places of the
+    sequence (in the order given) for the others. The study's assignment rows must be locked."""
+    held = dict(
+        Assignment.objects.filter(study=study, worker__in=workers)
+        .exclude(arm="")
+        .values_list("worker_id", "arm")
+    )
+    drawn = Assignment.objects.filter(study=study).exclude(arm="").values("worker_id").distinct().count()
+    size = block_size(design)
+    arms = {}
+    for worker in workers:
+        if worker.pk in held:
+            arms[worker.pk] = held[worker.pk]
+        else:
+            arms[worker.pk] = arm_block(design, drawn // size)[drawn % size]
+            drawn += 1
+    return arms
+
+
 def arm_quota(design, arm, per_document):
     """How many of a document's `per_document` annotators `arm` may have (None: no limit of its own)."""
     if per_document < len(design.arms):

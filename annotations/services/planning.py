@@ -10,6 +10,7 @@ from annotations.models import Assignment
 from studies import protocols
 from studies.models import Document
 
+from .arms import arm_quota, workers_arms
 from .blocks import block_assignment_create, study_blocks
 
 
@@ -53,13 +54,18 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
         documents = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
         targets = list(documents.values_list("id", "external_id"))
     # Lock the study's assignment rows so two runs at once cannot over-assign.
-    taken = {}
-    for target, worker_id, status in (
+    taken, arm_of = {}, {}
+    for target, worker_id, status, arm in (
         existing.order_by("pk")
         .select_for_update(of=("self",))
-        .values_list(target_field, "worker_id", "status")
+        .values_list(target_field, "worker_id", "status", "arm")
     ):
         taken.setdefault(target, []).append((worker_id, status))
+        if arm:
+            arm_of[worker_id] = arm
+    design = None if blocks else protocols.of(study).arm_design(study)
+    if design is not None:
+        arm_of.update(workers_arms(study, workers, design))
     load = Counter(
         worker_id for pairs in taken.values() for worker_id, status in pairs
         if status != Assignment.Status.RELEASED
@@ -78,13 +84,37 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
             for position, w in enumerate(workers)
             if w.pk not in had and (limit is None or load[w.pk] < limit)
         ]
+        if design is not None:
+            candidates = _with_arm_places(candidates, pairs, arm_of, design, per_document)
         chosen = [w for _, _, w in sorted(candidates, key=lambda c: c[:2])[:need]]
         for worker in chosen:
             if blocks:
                 plan.created.append(block_assignment_create(study=study, worker=worker, block=target))
             else:
-                plan.created.append(Assignment.objects.create(study=study, document_id=target, worker=worker))
+                plan.created.append(
+                    Assignment.objects.create(
+                        study=study, document_id=target, worker=worker, arm=arm_of.get(worker.pk, "")
+                    )
+                )
             load[worker.pk] += 1
         if len(chosen) < need:
             plan.short[label] = need - len(chosen)
     return plan
+
+
+def _with_arm_places(candidates, pairs, arm_of, design, per_document):
+    """The candidates whose arm still has a place on this document (annotations/services/arms.py)."""
+    in_arm = Counter(
+        arm_of.get(worker_id) for worker_id, status in pairs if status != Assignment.Status.RELEASED
+    )
+    room = {}
+    for name, _ in design.arms:
+        quota = arm_quota(design, name, per_document)
+        room[name] = per_document if quota is None else quota - in_arm[name]
+    kept = []
+    for candidate in sorted(candidates, key=lambda c: c[:2]):
+        arm = arm_of.get(candidate[2].pk)
+        if room.get(arm, 0) > 0:
+            room[arm] -= 1
+            kept.append(candidate)
+    return kept

@@ -4,9 +4,11 @@ from collections import Counter
 
 import pytest
 
+from accounts.models import Worker
 from annotations.models import Assignment
 from annotations.services.arms import arm_block, arm_quota, block_size
 from annotations.services.joining import JoinRefused, assignment_join
+from annotations.services.planning import assignments_generate
 from annotations.services.task import assignment_submit
 from protocols.span.assistance.design import arm_design, assistance_problems
 from protocols.span.services import assignment_move
@@ -117,3 +119,36 @@ def test_the_last_free_places_go_to_the_arm_they_belong_to():
         assignment_join(study=study, platform="prolific", external_id="w2")
     arrival = assignment_join(study=study, platform="prolific", external_id="w3")
     assert arrival.arm == a.arm
+
+
+def test_assignments_planned_by_hand_get_arms_split_per_document():
+    study = assisted_study(documents=4, per_document=2)
+    # e1 and e2 hold the suggestion arm already (from an attention check): each document may take one.
+    check = study.documents.order_by("position").last()
+    check.kind = Document.Kind.ATTENTION
+    check.save(update_fields=["kind"])
+    for name in ("e1", "e2"):
+        worker = Worker.objects.create(platform=Worker.Platform.LINK, external_id=name)
+        Assignment.objects.create(study=study, document=check, worker=worker, arm="suggestions")
+    plan = assignments_generate(study=study, worker_ids=["e1", "e2", "e3", "e4"])
+    assert len(plan.created) == 6 and not plan.short
+    per_document = Counter((a.document_id, a.arm) for a in plan.created)
+    assert sorted(per_document.values()) == [1] * 6
+    arms_of = {}
+    for assignment in plan.created:
+        arms_of.setdefault(assignment.worker_id, set()).add(assignment.arm)
+    assert all(len(arms) == 1 for arms in arms_of.values())
+    # Planning again fills nothing twice and keeps each worker's arm.
+    assert not assignments_generate(study=study, worker_ids=["e1", "e2", "e3", "e4"]).created
+
+
+def test_the_attention_document_of_a_suggestion_worker_shows_none():
+    study = assisted_study(documents=2, per_document=1)
+    check = study.documents.first()
+    check.kind = Document.Kind.ATTENTION
+    check.save(update_fields=["kind"])
+    from protocols.span.assistance.suggestions import shows_suggestions
+
+    assignment = Assignment.objects.create(study=study, document=check, worker=join_all(study, ["w"])[0].worker,
+                                           arm="suggestions")  # fmt: skip
+    assert not shows_suggestions(assignment)

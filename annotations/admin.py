@@ -28,13 +28,14 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
         "document",
         "study",
         "kind",
+        "arm",
         "status",
         "submitted_at",
         "active_seconds",
         "flagged",
     ]
     list_select_related = ["study", "document", "worker"]
-    list_filter = [StudyListFilter, "status", "kind", "flagged"]
+    list_filter = [StudyListFilter, "status", "kind", "arm", "flagged"]
     search_fields = ["document__external_id"]
     identity_search_fields = ("worker__external_id",)
     identity_columns = {"annotator": ("worker", "annotator")}
@@ -44,6 +45,7 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
         "worker",
         "kind",
         "block",
+        "arm",
         "status",
         "token",
         "task_url",
@@ -61,6 +63,7 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
         "study",
         "document",
         "worker",
+        "arm",
         "token",
         "task_url",
         "current_segment",

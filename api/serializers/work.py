@@ -47,7 +47,7 @@ class AssignmentSerializer(serializers.ModelSerializer):
     class Meta:
         model = Assignment
         fields = [
-            "id", "study", "document", "annotator", "kind", "block", "status", "current_segment",
+            "id", "study", "document", "annotator", "kind", "block", "arm", "status", "current_segment",
             "started_at", "submitted_at", "active_seconds", *RESEARCHER_ONLY_FIELDS, *TASK_LINK_FIELDS,
         ]  # fmt: skip
         read_only_fields = [name for name in fields if name not in RESEARCHER_ONLY_FIELDS + TASK_LINK_FIELDS]

@@ -72,21 +72,10 @@ class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
         return text if len(text) <= TEXT_SHOWN else text[: TEXT_SHOWN - 1] + "…"
 
 
-class ReadOnly:
-    """Suggestions come from an evaluator run or a bundle, decisions from the task page."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
-
-
 @admin.register(Suggestion)
-class SuggestionAdmin(ReadOnly, StudyScopedAdmin):
+class SuggestionAdmin(StudyScopedAdmin):
+    """Read-only: the policy's change="nobody" (suggestions come from a run or a bundle)."""
+
     study_path = "document__study"
     list_display = [
         "document",
@@ -113,7 +102,9 @@ class SuggestionAdmin(ReadOnly, StudyScopedAdmin):
 
 
 @admin.register(SuggestionDecision)
-class SuggestionDecisionAdmin(ReadOnly, StudyScopedAdmin):
+class SuggestionDecisionAdmin(StudyScopedAdmin):
+    """Read-only: the policy's change="nobody" (decisions are made on the task page)."""
+
     study_path = "assignment__study"
     list_display = ["assignment", "suggestion", "action", "seconds", "decided_at"]
     list_select_related = ["assignment__document", "suggestion"]

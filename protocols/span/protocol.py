@@ -12,6 +12,7 @@ from studies.protocols import Protocol
 
 from . import bundle, config, document_questions, exports, feedback, report, report_page, scoring, selectors
 from .assistance.design import arm_design
+from .assistance.report import assistance_for
 from .assistance.suggestions import undecided_before
 
 
@@ -94,6 +95,9 @@ class SpanProtocol(Protocol):
         qualification = qualification_report(study)
         if qualification is not None:
             result["qualification"] = qualification
+        assistance = assistance_for(study)
+        if assistance is not None:
+            result["assistance"] = assistance
         return result
 
     def report_context(self, result):

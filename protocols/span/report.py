@@ -66,12 +66,12 @@ def _load_span_study(study):
     annotator_of = pseudonyms_of(study.pk)  # reports name annotators by pseudonym only
     assignments = {}
     submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
-    for pk, document_id, worker, kind, seconds, visited in submitted.values_list(
-        "id", "document_id", "worker_id", "kind", "active_seconds", "segments_visited"
+    for pk, document_id, worker, kind, seconds, visited, arm in submitted.values_list(
+        "id", "document_id", "worker_id", "kind", "active_seconds", "segments_visited", "arm"
     ).iterator(chunk_size=CHUNK):
         assignments[pk] = Annotation(
             annotator=annotator_of(worker), document=documents[document_id].id, kind=kind, spans=[],
-            active_seconds=seconds, segments_visited=list(visited or []),
+            active_seconds=seconds, segments_visited=list(visited or []), arm=arm,
         )  # fmt: skip
     rows = ErrorAnnotation.objects.filter(assignment__in=submitted).values_list(
         "assignment_id", "category__key", "segment__index", "start", "end"

@@ -67,6 +67,7 @@ class Annotation:
     active_seconds: int = 0
     segments_visited: Sequence[int] = ()
     submitted: bool = True
+    arm: str = ""  # the randomised arm of an assisted study ("suggestions", "control"), or ""
 
 
 @dataclass

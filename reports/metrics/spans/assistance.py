@@ -1,0 +1,329 @@
+"""What model suggestions did to a span study's answers: the suggestion arm against the control arm.
+
+Units are tokens (layout.tokenize), as in the span report: a span marks every
+token it touches. Per document and category the *reference* is
+
+- gold: the union of the document's submitted gold annotations, when it has any;
+- otherwise the other arm's majority: tokens marked by more than half of the
+  other arm's submitted annotators of the document (neither arm is scored
+  against itself). A document without gold and without the other arm is not
+  scored for that arm.
+
+Precision, recall and F1 pool counts over an arm's annotators and documents
+(each annotator's tokens against the reference). A suggestion is *correct*
+when at least half of its tokens are in its category's reference: gold, or
+else the control arm's majority. Every figure that sums over documents gets a
+95% percentile bootstrap interval over documents, and so do the differences
+(suggestions minus control), computed on the same resamples.
+"""
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from statistics import mean, median
+
+import numpy as np
+
+from reports.metrics.alpha import alpha_from_counts
+from reports.metrics.spans.data import GOLD, MAIN
+from reports.metrics.spans.evaluators.bootstrap import percentiles
+from reports.metrics.spans.evaluators.scores import ratios
+from reports.metrics.spans.layout import tokenize
+
+SUGGESTIONS = "suggestions"
+CONTROL = "control"
+ARMS = (SUGGESTIONS, CONTROL)
+ALL = "all"
+TAKEN = ("accept", "change", "adjust")
+ACTIONS = (*TAKEN, "reject")
+CORRECT_RULE = "at least half of the suggestion's tokens are in its category's reference (gold, else the control arm's majority)"
+
+
+@dataclass(frozen=True)
+class SuggestedSpan:
+    """One suggestion: ``key`` is unique within its document."""
+
+    document: str
+    key: int
+    category: str
+    segment: int
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One worker's decision on a suggestion (``action``: accept, change, adjust or reject)."""
+
+    document: str
+    annotator: str
+    suggestion: int
+    action: str
+    seconds: float
+
+
+class _Tokens:
+    """Token numbers of each document's segments, and the tokens a span touches."""
+
+    def __init__(self, documents):
+        self.of = {}
+        for document in documents:
+            self.of[document.id] = [tokenize(text) for text in document.segments]
+
+    def touched(self, document, segment, start, end):
+        tokens = self.of[document][segment] if 0 <= segment < len(self.of[document]) else []
+        return {(segment, number) for number, (lo, hi) in enumerate(tokens) if lo < end and hi > start}
+
+    def count(self, document):
+        return sum(len(tokens) for tokens in self.of[document])
+
+
+def _marked(tokens, annotation, category):
+    marked = set()
+    for span in annotation.spans:
+        if span.category == category:
+            marked |= tokens.touched(annotation.document, span.segment, span.start, span.end)
+    return marked
+
+
+def _majority(marks):
+    votes = Counter(token for marked in marks for token in marked)
+    return {token for token, count in votes.items() if count * 2 > len(marks)}
+
+
+def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
+    """The report's `assistance` part from a SpanStudy whose annotations carry their arm."""
+    tokens = _Tokens(study.documents)
+    categories = [category.key for category in study.categories]
+    documents = [document.id for document in study.documents]
+    submitted = [a for a in study.annotations if a.submitted]
+    people = defaultdict(list)  # (document, arm) -> annotations
+    gold = defaultdict(list)
+    for annotation in submitted:
+        if annotation.kind == MAIN and annotation.arm in ARMS:
+            people[(annotation.document, annotation.arm)].append(annotation)
+        elif annotation.kind == GOLD:
+            gold[annotation.document].append(annotation)
+    used = [d for d in documents if people[(d, SUGGESTIONS)] or people[(d, CONTROL)]]
+    index = {document: number for number, document in enumerate(used)}
+    columns = len(categories) + 1  # the categories, then all of them
+
+    # Per document: counts that add up over documents (a resample weights them).
+    scored = np.zeros((2, len(used), columns, 3))  # arm, document, category, (predicted, reference, correct)
+    timing = np.zeros((2, len(used), 2))  # arm, document, (seconds per segment summed, assignments)
+    anchoring = np.zeros(
+        (len(used), columns, 2, 2)
+    )  # document, category, (correct, incorrect), (decided, taken)
+    histograms = {}  # (arm, category) -> per document Counter of (coders, marked) -> units
+    reference_kinds = Counter()
+    references = {}
+    for document in used:
+        d = index[document]
+        has_gold = bool(gold[document])
+        reference_kinds["gold" if has_gold else "other_arm_majority"] += 1
+        for c, category in enumerate(categories):
+            marks = {arm: [_marked(tokens, a, category) for a in people[(document, arm)]] for arm in ARMS}
+            gold_marks = set().union(*(_marked(tokens, a, category) for a in gold[document]))
+            for a, arm in enumerate(ARMS):
+                other = marks[CONTROL if arm == SUGGESTIONS else SUGGESTIONS]
+                reference = gold_marks if has_gold else (_majority(other) if other else None)
+                if reference is None:
+                    continue
+                for marked in marks[arm]:
+                    scored[a, d, c] += (len(marked), len(reference), len(marked & reference))
+                histograms.setdefault((arm, category), {})[document] = _unit_kinds(
+                    tokens.count(document), marks[arm]
+                )
+            control = marks[CONTROL]
+            references[(document, category)] = (
+                gold_marks if has_gold else (_majority(control) if control else None)
+            )
+        for a, arm in enumerate(ARMS):
+            for annotation in people[(document, arm)]:
+                segments = max(1, len(tokens.of[document]))
+                timing[a, d] += (annotation.active_seconds / segments, 1)
+    scored[:, :, -1] = scored[:, :, :-1].sum(axis=2)
+
+    by_key = {(s.document, s.key): s for s in suggestions}
+    arm_of = {(a.document, a.annotator): a.arm for a in submitted if a.kind == MAIN}
+    actions, seconds, unjudged = Counter(), [], 0
+    for decision in decisions:
+        suggestion = by_key.get((decision.document, decision.suggestion))
+        if suggestion is None or arm_of.get((decision.document, decision.annotator)) != SUGGESTIONS:
+            continue  # an unsubmitted assignment's decision, or one outside the arms
+        actions[decision.action] += 1
+        seconds.append(decision.seconds)
+        reference = references.get((suggestion.document, suggestion.category))
+        if reference is None or suggestion.document not in index:
+            unjudged += 1
+            continue
+        touched = tokens.touched(suggestion.document, suggestion.segment, suggestion.start, suggestion.end)
+        correct = len(touched & reference) * 2 >= len(touched) > 0
+        c = categories.index(suggestion.category) if suggestion.category in categories else None
+        taken = decision.action in TAKEN
+        for column in (c, columns - 1):
+            if column is not None:
+                anchoring[index[suggestion.document], column, 0 if correct else 1] += (1, taken)
+
+    draws = _resample_weights(len(used), seed, resamples)
+    result = {
+        "documents": len(used),
+        "references": {
+            "gold": reference_kinds["gold"],
+            "other_arm_majority": reference_kinds["other_arm_majority"],
+        },
+        "arms": {arm: _arm_counts(people, used, arm) for arm in ARMS},
+        "correct_rule": CORRECT_RULE,
+        "seed": seed,
+        "resamples": resamples,
+        "scores": _scores(scored, draws, categories),
+        "agreement": _agreement(histograms, draws, used, categories),
+        "time": _time(timing, draws),
+        "anchoring": _anchoring(anchoring, draws, categories),
+        "decisions": {
+            **{action: actions[action] for action in ACTIONS},
+            "unjudged": unjudged,
+            "seconds_mean": mean(seconds) if seconds else None,
+            "seconds_median": median(seconds) if seconds else None,
+        },
+    }
+    return result
+
+
+def _arm_counts(people, used, arm):
+    annotations = [a for document in used for a in people[(document, arm)]]
+    return {
+        "annotators": len({a.annotator for a in annotations}),
+        "assignments": len(annotations),
+        "documents": sum(1 for document in used if people[(document, arm)]),
+    }
+
+
+def _unit_kinds(units, marks):
+    """Counter of (coders, marked) over the document's tokens, for the arm's alpha."""
+    votes = Counter(token for marked in marks for token in marked)
+    kinds = Counter(votes.values())
+    kinds[0] += units - len(votes)
+    return Counter({(len(marks), marked): count for marked, count in kinds.items() if count})
+
+
+def _resample_weights(documents, seed, resamples):
+    """How often each document is drawn in each resample (resamples x documents)."""
+    if documents < 2 or not resamples:
+        return np.zeros((0, documents))
+    rng = np.random.default_rng(seed)
+    drawn = rng.integers(0, documents, size=(resamples, documents))
+    return np.stack([np.bincount(row, minlength=documents) for row in drawn]).astype(np.float64)
+
+
+def _figure(value, low=None, high=None):
+    clean = lambda x: None if x is None or not np.isfinite(x) else float(x)  # noqa: E731
+    return {"value": clean(value), "low": clean(low), "high": clean(high)}
+
+
+def _interval(point, resampled):
+    """The figure and its 95% interval from the resampled values (NaN where undefined)."""
+    if len(resampled) == 0:
+        return _figure(point)
+    low, high = percentiles(np.asarray(resampled, dtype=np.float64)[:, None])[0]
+    return _figure(point, low, high)
+
+
+def _scores(scored, draws, categories):
+    totals = scored.sum(axis=1)  # arm, category, 3
+    resampled = np.einsum("rd,adck->rack", draws, scored)
+    point = np.stack(ratios(totals[..., 0], totals[..., 1], totals[..., 2]), axis=-1)  # arm, category, 3
+    again = np.stack(ratios(resampled[..., 0], resampled[..., 1], resampled[..., 2]), axis=-1)
+    names = ("precision", "recall", "f1")
+    rows, differences = [], []
+    for c, category in enumerate([*categories, ALL]):
+        for a, arm in enumerate(ARMS):
+            row = {"arm": arm, "category": category}
+            for n, name in enumerate(names):
+                row[name] = _interval(point[a, c, n], again[:, a, c, n])
+            rows.append(row)
+        difference = {"category": category}
+        for n, name in enumerate(names):
+            difference[name] = _interval(
+                point[0, c, n] - point[1, c, n], again[:, 0, c, n] - again[:, 1, c, n]
+            )
+        differences.append(difference)
+    return {"rows": rows, "differences": differences}
+
+
+def _alpha(histogram):
+    if not histogram:
+        return np.nan
+    kinds = [
+        (coders, marked, units) for (coders, marked), units in histogram.items() if coders >= 2 and units
+    ]
+    if not kinds or not any(marked for _, marked, _ in kinds):
+        return np.nan
+    counts = np.array([[coders - marked, marked] for coders, marked, _ in kinds], dtype=np.int64)
+    weights = np.array([units for _, _, units in kinds], dtype=np.int64)
+    alpha = alpha_from_counts(counts, (0, 1), "nominal", weights=weights).alpha
+    return np.nan if alpha is None else alpha
+
+
+def _combined(per_document, used, weights=None):
+    total = Counter()
+    for number, document in enumerate(used):
+        times = 1 if weights is None else int(weights[number])
+        if times and document in per_document:
+            for kind, units in per_document[document].items():
+                total[kind] += units * times
+    return total
+
+
+def _agreement(histograms, draws, used, categories):
+    """Token alpha within each arm, per category, and the difference of the arms."""
+    rows = []
+    for category in categories:
+        values = {arm: _alpha(_combined(histograms.get((arm, category), {}), used)) for arm in ARMS}
+        again = {
+            arm: [_alpha(_combined(histograms.get((arm, category), {}), used, weights)) for weights in draws]
+            for arm in ARMS
+        }
+        rows.append(
+            {
+                "category": category,
+                **{arm: _interval(values[arm], again[arm]) for arm in ARMS},
+                "difference": _interval(
+                    values[SUGGESTIONS] - values[CONTROL],
+                    np.subtract(again[SUGGESTIONS], again[CONTROL]) if len(draws) else [],
+                ),
+            }
+        )
+    return rows
+
+
+def _time(timing, draws):
+    """Mean active seconds per segment of each arm's assignments, and the difference."""
+    totals = timing.sum(axis=1)
+    resampled = np.einsum("rd,adk->rak", draws, timing)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = totals[:, 0] / totals[:, 1]
+        again = resampled[..., 0] / resampled[..., 1]
+    figures = {arm: _interval(point[a], again[:, a]) for a, arm in enumerate(ARMS)}
+    figures["difference"] = _interval(point[0] - point[1], again[:, 0] - again[:, 1])
+    return {"seconds_per_segment": figures}
+
+
+def _anchoring(anchoring, draws, categories):
+    """Acceptance rates of correct and incorrect suggestions in the suggestion arm, per category."""
+    totals = anchoring.sum(axis=0)  # category, (correct, incorrect), (decided, taken)
+    resampled = np.einsum("rd,dckt->rckt", draws, anchoring)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        point = totals[..., 1] / totals[..., 0]
+        again = resampled[..., 1] / resampled[..., 0]
+    rows = []
+    for c, category in enumerate([*categories, ALL]):
+        row = {"category": category}
+        for k, kind in enumerate(("correct", "incorrect")):
+            row[kind] = {
+                "decided": int(totals[c, k, 0]),
+                "taken": int(totals[c, k, 1]),
+                "acceptance": _interval(point[c, k], again[:, c, k]),
+            }
+        row["difference"] = _interval(point[c, 0] - point[c, 1], again[:, c, 0] - again[:, c, 1])
+        rows.append(row)
+    return rows

@@ -16,6 +16,7 @@ import { SpanQueue } from "./queue.js";
 import { buildQuestions } from "./questions.js";
 import { renderText } from "./render.js";
 import { TaskState } from "./state.js";
+import { applyDecisionResult, attachSuggestions, revertDecision } from "./suggestions.js";
 
 const data = JSON.parse(document.getElementById("task-data").textContent);
 const state = new TaskState(data);
@@ -31,7 +32,8 @@ const els = Object.fromEntries(
     currentHeading: "current-heading", nav: "segment-nav", previous: "previous", next: "next",
     submit: "submit", dialog: "submit-dialog", keys: "keys-help",
     questions: "document-questions", questionList: "document-question-list", questionsIntro: "document-questions-intro",
-    answersStatus: "document-answers-status",
+    answersStatus: "document-answers-status", suggestionsPanel: "suggestions-panel", suggestionList: "suggestion-list",
+    suggestionCount: "suggestion-count", suggestionMode: "suggestion-mode", suggestionKeys: "keys-suggestions",
   }).map(([name, id]) => [name, byId(id)]),
 );
 
@@ -40,6 +42,7 @@ function render() {
   if (mouse.dragging) mouse.textStale = true;
   else renderText(state, els);
   renderPending(state, els, categoryButtons);
+  suggestionPanel.render();
   renderList(state, els, removeAnnotation);
   renderNav(state, els);
   renderClosed(state, els, data.api.done);
@@ -58,6 +61,7 @@ const queue = new SpanQueue(data.token, data.api, {
   onSaved(op, result) {
     if (op.kind === "add") state.markSaved(op.body.client_id);
     if (op.kind === "answers") state.markAnswersSaved(result.answers);
+    if (op.kind === "decide") applyDecisionResult(state, op, result);
     if (op.kind === "submit") {
       state.submitting = false;
       state.status = result.status;
@@ -78,6 +82,8 @@ const queue = new SpanQueue(data.token, data.api, {
     if (op.kind === "submit") state.submitting = false;
     if (op.kind === "move") resync();
     if (op.kind === "answers") state.revertAnswers(queue.ops, message);
+    if (op.kind === "decide") revertDecision(state, op);
+    if (op.kind === "undo") resync();
     render();
   },
   ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: false }),
@@ -90,6 +96,8 @@ function replay(ops) {
     if (op.kind === "remove") state.removeAnnotation(op.body.client_id);
     if (op.kind === "move") state.moveTo(op.body.segment);
     if (op.kind === "answers") state.applyAnswers(op.body.answers);
+    if (op.kind === "decide") state.decide(op.body.id, op.body.annotation);
+    if (op.kind === "undo") state.undecide(op.body.id);
     if (op.kind === "submit") state.submitting = true;
   }
 }
@@ -105,7 +113,7 @@ async function resync() {
 // --- the worker's actions -----------------------------------------------------
 
 function chooseCategory(key, { fromKeyboard = false } = {}) {
-  if (state.readOnly) return;
+  if (state.readOnly || suggestionPanel.chooseCategory(key)) return;
   state.chooseCategory(key);
   render();
   say(`Category: ${state.pendingCategory.label}.`);
@@ -149,6 +157,7 @@ function blockedByPending() {
 
 function moveTo(index) {
   if (state.readOnly || state.submitting || !state.segment(index) || blockedByPending()) return;
+  if (index > state.current && suggestionPanel.blocks(index)) return;
   state.cancelPending();
   state.moveTo(index);
   queue.push({ kind: "move", body: { segment: index } });
@@ -175,6 +184,7 @@ function blockedByQuestions() {
 
 function openSubmit() {
   if (state.readOnly || state.submitting || state.current < state.lastIndex || blockedByPending()) return;
+  if (suggestionPanel.blocks(state.lastIndex + 1)) return;
   questionPanel.flush();
   if (blockedByQuestions()) return;
   els.dialog.returnValue = ""; // Escape keeps the last returnValue: never let it be an old "confirm"
@@ -210,7 +220,8 @@ window.addEventListener("beforeunload", (event) => {
 
 const categoryButtons = buildCategories(state, els, (key) => chooseCategory(key));
 const questionPanel = buildQuestions(state, els, answerDocumentQuestion);
-const mouse = attachMouse(state, els, { render, say });
+const suggestionPanel = attachSuggestions(state, els, { queue, render, say });
+const mouse = attachMouse(state, els, { render, say, takeSpan: (span) => suggestionPanel.takeSpan(span) });
 attachKeyboard(state, els.dialog, {
   chooseCategory: (key) => chooseCategory(key, { fromKeyboard: true }),
   add: addAnnotation,

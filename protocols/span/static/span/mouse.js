@@ -7,7 +7,7 @@
 import { segmentTextElement } from "./render.js";
 import { spanFromRange } from "./selection.js";
 
-export function attachMouse(state, els, { render, say }) {
+export function attachMouse(state, els, { render, say, takeSpan = () => false }) {
   const mouse = { dragging: false, textStale: false };
 
   function takeSelection() {
@@ -25,7 +25,9 @@ export function attachMouse(state, els, { render, say }) {
     } else {
       const root = segmentTextElement(els.text, state.current);
       const span = root && spanFromRange(range, root, state.segment(state.current));
-      if (span) {
+      if (span && takeSpan(span)) {
+        // A suggestion's new boundaries (suggestions.js), not a new annotation.
+      } else if (span) {
         state.setSpan(span);
         say(`Selected “${state.pending.span.text}”.`);
       } else {

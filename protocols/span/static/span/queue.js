@@ -15,6 +15,9 @@ export class SpanQueue extends SaveQueue {
       remove: (body, api) => requestJSON("DELETE", `${api.annotations}${encodeURIComponent(body.client_id)}/`),
       move: (body, api) => requestJSON("POST", api.move, { segment: body.segment }),
       answers: (body, api) => requestJSON("POST", api.document_answers, { answers: body.answers }),
+      decide: (body, api) =>
+        requestJSON("POST", `${api.suggestions}${body.id}/`, { annotation: body.annotation, seconds: body.seconds }),
+      undo: (body, api) => requestJSON("DELETE", `${api.suggestions}${body.id}/`),
     };
   }
 

@@ -23,18 +23,35 @@ function marksFor(state, index) {
       marks.push({ ...mark, start: annotation.paired.start, end: annotation.paired.end, kind: "paired" });
     }
   }
-  for (const span of [state.pending.span, state.pending.paired]) {
+  for (const span of [state.pending.span, state.pending.paired, state.adjusting?.span]) {
     if (span?.segment === index) marks.push({ start: span.start, end: span.end, kind: "pending" });
+  }
+  // The model's candidate spans, in the current segment only, until the worker decides on them.
+  if (index === state.current) {
+    for (const suggestion of state.suggestionsIn(index)) {
+      if (suggestion.decision || state.adjusting?.id === suggestion.id) continue;
+      const category = state.category(suggestion.category);
+      marks.push({ id: `s${suggestion.id}`, start: suggestion.start, end: suggestion.end, kind: "suggested",
+        color: safeColor(category?.color), label: category?.label ?? suggestion.category });
+    }
   }
   return marks;
 }
 
 function pieceElement(text, covering, word) {
-  const annotations = covering.filter((m) => m.kind !== "pending");
+  const annotations = covering.filter((m) => m.kind === "span" || m.kind === "paired");
   if (!annotations.length && !word && !covering.length) return document.createTextNode(text);
   const piece = el("span", { className: "piece" }, text);
   if (word) piece.dataset.word = word;
   if (covering.some((m) => m.kind === "pending")) piece.classList.add("hl-pending");
+  const suggested = covering.filter((m) => m.kind === "suggested");
+  if (suggested.length) {
+    // Drawn as a dashed frame in the category's colour: never like the worker's own (filled) spans.
+    piece.classList.add("hl-suggested");
+    piece.style.borderColor = suggested.at(-1).color;
+    piece.dataset.suggestions = suggested.map((m) => m.id.slice(1)).join(" ");
+    piece.title = suggested.map((m) => `Suggested: ${m.label}`).join("; ");
+  }
   if (annotations.length) {
     const last = annotations[annotations.length - 1];
     piece.classList.add("hl");

@@ -1,0 +1,174 @@
+"""The suggestion arm's page, driven with a real mouse and keyboard in headless Chromium:
+accept, change category, adjust boundaries and reject a model's suggestions; moving on waits."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from protocols.span.assistance.sources import SuggestedSpan, suggestions_replace
+from protocols.span.models import ErrorAnnotation, SuggestionDecision
+from tests.browser.task_page import make_task, open_task, select_words
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+TEXTS = ["Anna met Ben at the mill. They talked <b>late</b>.", "Then Carl left. Dora stayed."]
+CATEGORIES = [
+    {"key": "CharE", "label": "New character", "shortcut": "c", "color": "#ffd166"},
+    {"key": "LangE", "label": "Language", "shortcut": "l", "color": "#9ad0f5"},
+]
+ASSISTED = {"assistance": {"share": 0.5, "seed": 1}}
+
+
+def assisted_task(arm="suggestions", **fields):
+    assignment = make_task(TEXTS, categories=CATEGORIES, config=ASSISTED, arm=arm, **fields)
+    document = assignment.document
+    spans = [
+        SuggestedSpan(document.pk, 0, *word(0, "Anna"), "CharE"),
+        SuggestedSpan(document.pk, 0, *word(0, "Ben"), "CharE"),
+        SuggestedSpan(document.pk, 0, *word(0, "mill"), "LangE"),
+        SuggestedSpan(document.pk, 0, *word(0, "<b>late</b>"), "LangE"),
+        SuggestedSpan(document.pk, 1, *word(1, "Carl"), "CharE"),
+    ]
+    suggestions_replace(study=assignment.study, spans=spans, source="test")
+    return assignment
+
+
+def word(segment, text):
+    start = TEXTS[segment].index(text)
+    return start, start + len(text)
+
+
+def row(page, text):
+    return page.locator(".suggestion-row", has_text=text)
+
+
+def decisions(assignment):
+    return {
+        d.suggestion.text: (
+            d.action,
+            d.annotation and (d.annotation.category.key, d.annotation.text),
+            d.seconds,
+        )
+        for d in SuggestionDecision.objects.filter(assignment=assignment).select_related(
+            "suggestion", "annotation"
+        )
+    }
+
+
+def wait_saved(page, assignment, count):
+    page.wait_for_function("() => !document.querySelector('.row-saving')")
+    for _ in range(50):
+        if SuggestionDecision.objects.filter(assignment=assignment).count() == count:
+            return
+        page.wait_for_timeout(100)
+    raise AssertionError(f"expected {count} decisions, found {decisions(assignment)}")
+
+
+def test_accept_change_adjust_reject_with_the_mouse(page, live_server):
+    assignment = assisted_task()
+    open_task(page, live_server, assignment)
+    assert page.locator(".hl-suggested").count() == 4  # framed in the text, not filled like annotations
+    assert page.locator(".piece.hl").count() == 0
+    row(page, "Anna").get_by_role("button", name="Accept").click()
+    row(page, "Ben").get_by_role("button", name="Change category").click()
+    page.locator("button.category", has_text="Language").click()
+    row(page, "mill").get_by_role("button", name="Adjust").click()
+    select_words(page, 0, TEXTS[0], "the mill")
+    row(page, "mill").get_by_role("button", name="Keep these boundaries").click()
+    # "No more errors" waits for the last one.
+    page.locator("#next").click()
+    assert "Decide on every suggestion" in page.locator("#message").text_content()
+    row(page, "late").get_by_role("button", name="Reject").click()
+    wait_saved(page, assignment, 4)
+    made = decisions(assignment)
+    assert made["Anna"][:2] == ("accept", ("CharE", "Anna"))
+    assert made["Ben"][:2] == ("change", ("LangE", "Ben"))
+    assert made["mill"][:2] == ("adjust", ("LangE", "the mill"))
+    assert made["<b>late</b>"][:2] == ("reject", None)
+    assert all(seconds > 0 for _, _, seconds in made.values())
+    assert page.locator(".hl-suggested").count() == 0
+    assert page.locator("#annotation-list li").count() == 3
+    assert page.dialogs == []  # the suggested markup stayed text
+    # Undo: the annotation goes, the suggestion waits again; then decided otherwise.
+    row(page, "Anna").get_by_role("button", name="Undo").click()
+    row(page, "Anna").get_by_role("button", name="Reject").click()
+    page.locator("#next").click()
+    page.wait_for_function(
+        "() => document.querySelector('#segment-counter').textContent.startsWith('Segment 2')"
+    )
+    wait_saved(page, assignment, 4)
+    assert decisions(assignment)["Anna"][:2] == ("reject", None)
+    assert not ErrorAnnotation.objects.filter(assignment=assignment, text="Anna").exists()
+    assignment.refresh_from_db()
+    for _ in range(50):
+        assignment.refresh_from_db()
+        if assignment.current_segment == 1:
+            break
+        page.wait_for_timeout(100)
+    assert assignment.current_segment == 1
+
+
+def test_every_decision_by_keyboard_alone(page, live_server):
+    assignment = assisted_task()
+    open_task(page, live_server, assignment)
+    page.keyboard.press("n")  # blocked: the focus goes to the first suggestion to decide
+    assert "Decide on every suggestion" in page.locator("#message").text_content()
+    assert page.evaluate("document.activeElement.textContent").find("Anna") >= 0
+    page.keyboard.press("a")  # accept; the focus moves on to "Ben"
+    page.keyboard.press("g")  # change category ...
+    page.keyboard.press("l")  # ... to Language
+    page.keyboard.press("j")  # adjust "mill": the end one word on, the start one word back
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowLeft")
+    page.keyboard.press("Enter")
+    page.keyboard.press("x")  # reject "<b>late</b>"
+    wait_saved(page, assignment, 4)
+    made = decisions(assignment)
+    assert made["Anna"][:2] == ("accept", ("CharE", "Anna"))
+    assert made["Ben"][:2] == ("change", ("LangE", "Ben"))
+    assert made["mill"][:2] == ("adjust", ("LangE", "the mill. They"))
+    assert made["<b>late</b>"][:2] == ("reject", None)
+    page.keyboard.press("Enter")  # the focus is on "No more errors: next segment"
+    page.wait_for_function(
+        "() => document.querySelector('#segment-counter').textContent.startsWith('Segment 2')"
+    )
+    assert page.locator(".suggestion-row").count() == 1  # Carl, in segment 2
+
+
+def test_decisions_survive_a_reload_and_going_offline(page, live_server):
+    assignment = assisted_task()
+    open_task(page, live_server, assignment)
+    row(page, "Anna").get_by_role("button", name="Accept").click()
+    wait_saved(page, assignment, 1)
+    page.context.set_offline(True)
+    row(page, "Ben").get_by_role("button", name="Reject").click()
+    page.wait_for_timeout(300)
+    assert SuggestionDecision.objects.filter(assignment=assignment).count() == 1
+    assert "Rejected" in row(page, "Ben").text_content()  # shown at once, sent when back online
+    assert page.evaluate("Object.keys(localStorage).some((k) => localStorage[k].includes('decide'))")
+    page.context.set_offline(False)
+    wait_saved(page, assignment, 2)
+    assert decisions(assignment)["Ben"][0] == "reject"
+    page.reload()  # the server's decisions come back with the page
+    page.wait_for_selector(".suggestion-row")
+    assert "Accepted" in row(page, "Anna").text_content()
+    assert "Rejected" in row(page, "Ben").text_content()
+    assert page.locator(".hl-suggested").count() == 2
+
+
+@pytest.mark.parametrize("fields", [{"arm": "control"}, {"arm": "suggestions", "kind": "gold"},
+                                    {"arm": "suggestions", "kind": "qualification"}])  # fmt: skip
+def test_the_control_arm_and_gold_never_receive_suggestions(page, live_server, fields):
+    assignment = assisted_task(**fields)
+    open_task(page, live_server, assignment)
+    data = json.loads(page.locator("#task-data").text_content())
+    assert "suggestions" not in data
+    state = page.request.get(live_server.url + reverse("task-api-state", args=[assignment.token])).json()
+    assert "suggestions" not in state
+    assert page.locator("#suggestions-panel").is_hidden()
+    assert page.locator(".hl-suggested").count() == 0
+    page.keyboard.press("n")  # the ordinary page: nothing waits
+    page.wait_for_function(
+        "() => document.querySelector('#segment-counter').textContent.startsWith('Segment 2')"
+    )

@@ -9,6 +9,7 @@ from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
 from protocols.review.models import ReviewItem
+from protocols.span.assistance.sources import SuggestionsRefused
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, forget_managed_studies, manages_study
 from studies.models import Study
 
@@ -22,6 +23,7 @@ from .services import (
     evaluator_run_request,
     evaluator_runs_requeue_stale,
 )
+from .suggesting import latest_finished_run, use_run_as_suggestions
 from .summary import run_summary
 from .work import category_kinds
 
@@ -54,7 +56,7 @@ class EvaluatorAdmin(StudyScopedAdmin):
     list_filter = [StudyListFilter, "kind"]
     list_select_related = ["study"]
     search_fields = ["key", "model", "detector"]
-    actions = ["run_evaluators", "cancel_runs", "review_spans"]
+    actions = ["run_evaluators", "cancel_runs", "review_spans", "use_as_suggestions"]
     fieldsets = [
         (None, {"fields": ["study", "key", "kind", "description", "occurrences"]}),
         (
@@ -126,6 +128,35 @@ class EvaluatorAdmin(StudyScopedAdmin):
         messages.success(request, format_html("Review study {} created with {} items.", review.slug,
                                               ReviewItem.objects.filter(document__study=review).count()))  # fmt: skip
         return redirect("admin:studies_study_change", review.pk)
+
+    @admin.action(description="Use the latest finished run's spans as the study's suggestions")
+    def use_as_suggestions(self, request, queryset):
+        evaluators = list(queryset.select_related("study"))
+        if len(evaluators) != 1:
+            messages.error(
+                request, "Choose one evaluator: its latest finished run becomes the suggestion source."
+            )
+            return
+        evaluator = evaluators[0]
+        run = latest_finished_run(evaluator)
+        if run is None:
+            messages.error(request, format_html("{} has no finished run yet.", evaluator.key))
+            return
+        try:
+            count, documents = use_run_as_suggestions(run)
+        except SuggestionsRefused as refused:
+            messages.error(request, str(refused))
+            return
+        messages.success(
+            request, format_html("{} suggestions on {} documents from run {} of {}.", count, documents, run.pk,
+                                 evaluator.key),
+        )  # fmt: skip
+        if not isinstance(evaluator.study.config.get("assistance"), dict):
+            messages.warning(
+                request,
+                "The study's config has no 'assistance': no worker is drawn into the suggestion arm, "
+                "so nobody sees them. Add assistance: {share: 0.5} to the study's config.",
+            )
 
 
 def _free_slug(base):

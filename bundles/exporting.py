@@ -138,6 +138,8 @@ def assignment_record(assignment, who):
     )
     if assignment.submitted_at is not None:
         record["submitted_at"] = assignment.submitted_at.isoformat()
+    if assignment.arm:
+        record["arm"] = assignment.arm
     return record
 
 

@@ -1,5 +1,7 @@
 """The fields every line of assignments.jsonl has, whatever the protocol."""
 
+import re
+
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import Worker
@@ -7,7 +9,8 @@ from annotations.models import Assignment
 
 from .fields import is_int
 
-HEADER_FIELDS = {"annotator", "platform", "kind", "block", "active_seconds", "submitted_at"}
+HEADER_FIELDS = {"annotator", "platform", "kind", "block", "active_seconds", "submitted_at", "arm"}
+ARM = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
 
 def check_header(value, file, line, problems):
@@ -49,10 +52,16 @@ def check_header(value, file, line, problems):
     ):
         problems.add(file, line, f"'submitted_at' must be an ISO 8601 date and time, not {submitted_at!r}")
         ok = False
+    arm = value.get("arm", "")
+    if not isinstance(arm, str) or (arm and not ARM.fullmatch(arm)):
+        problems.add(
+            file, line, f"'arm' must be a lower-case name such as suggestions or control, not {arm!r}"
+        )
+        ok = False
     if not ok:
         return None
     return {"annotator": annotator, "platform": platform, "kind": kind, "block": block,
-            "active_seconds": active_seconds, "submitted_at": submitted_at}  # fmt: skip
+            "active_seconds": active_seconds, "submitted_at": submitted_at, "arm": arm}  # fmt: skip
 
 
 def unique_block_lines(records, problems, check_line):

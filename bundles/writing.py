@@ -63,6 +63,7 @@ def submitted_assignments(study, assignments, workers, document_ids, items_of=No
                 active_seconds=spec.active_seconds,
                 submitted_at=aware(spec.submitted_at),
                 items=items_of(spec) if items_of is not None else [],
+                arm=getattr(spec, "arm", ""),
             )  # fmt: skip
             for spec in assignments
         ],

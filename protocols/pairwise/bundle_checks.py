@@ -34,6 +34,7 @@ class PairwiseAssignmentSpec:
     kind: str = "main"
     active_seconds: int = 0
     submitted_at: str | None = None
+    arm: str = ""
     choices: list = field(default_factory=list)
 
 

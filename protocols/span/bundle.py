@@ -9,6 +9,13 @@ from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from exports.spreadsheet import spreadsheet_safe
 from studies.protocols import BundleWork
 
+from .assistance.bundle import (
+    check_suggestions,
+    decisions_by_assignment,
+    export_suggestions,
+    write_decisions,
+    write_suggestions,
+)
 from .bundle_checks import check_assignments
 from .document_questions import (
     document_questions_problems,
@@ -20,21 +27,23 @@ from .models import DocumentAnswer, ErrorAnnotation
 
 
 def check_work(directory, spec, documents, broken, locate, problems):
-    path = directory / "assignments.jsonl"
-    if not path.is_file():
-        return BundleWork()
-    records = read_jsonl(path, "assignments.jsonl", problems)
     categories = (
         {c.key: c.kind for c in spec.taxonomy.categories} if spec is not None and spec.taxonomy else {}
     )
     segments_of = {d.external_id: d.segments for d in documents}
+    suggestions = check_suggestions(directory, segments_of, categories, problems)
+    path = directory / "assignments.jsonl"
+    if not path.is_file():
+        return BundleWork(extra=suggestions)
+    records = read_jsonl(path, "assignments.jsonl", problems)
     assignments, located = check_assignments(
         records, problems, documents=segments_of, categories=categories, broken=broken, locate=locate,
-        questions=_bundle_questions(spec),
+        questions=_bundle_questions(spec), suggestions=suggestions,
     )  # fmt: skip
     return BundleWork(
-        assignments=assignments, located=located, annotations=sum(len(a.annotations) for a in assignments)
-    )
+        assignments=assignments, located=located, annotations=sum(len(a.annotations) for a in assignments),
+        extra=suggestions,
+    )  # fmt: skip
 
 
 def _bundle_questions(spec):
@@ -47,13 +56,14 @@ def _bundle_questions(spec):
 
 def write_work(study, work, segment_ids):
     assignments = work.assignments
+    suggestions = write_suggestions(study, work.extra, segment_ids) if work.extra else {}
     if not assignments:
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in assignments})
     document_ids = dict(study.documents.values_list("external_id", "id"))
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy else {}
     rows = submitted_assignments(study, assignments, workers, document_ids)
-    annotations = []
+    annotations, taken = [], {}
     for row, spec in zip(rows, assignments, strict=True):
         for annotation in spec.annotations:
             span, paired = annotation.span, annotation.paired
@@ -74,7 +84,15 @@ def write_work(study, work, segment_ids):
                     client_id=annotation.client_id,
                 )  # fmt: skip
             )
+            taken[(row.pk, annotation.client_id)] = annotations[-1]
     ErrorAnnotation.objects.bulk_create(annotations, batch_size=ROW_BATCH)
+    write_decisions(
+        [
+            (row, suggestions[(spec.document, position)], action, seconds, taken.get((row.pk, client_id)))
+            for row, spec in zip(rows, assignments, strict=True)
+            for position, action, seconds, client_id in spec.suggestion_decisions
+        ]
+    )
     DocumentAnswer.objects.bulk_create(
         [
             DocumentAnswer(assignment=row, answers=spec.document_answers)
@@ -86,6 +104,8 @@ def write_work(study, work, segment_ids):
 
 
 def export_work(study, assignments, directory, who):
+    export_suggestions(study, directory, json_line)
+    decisions, pointed = decisions_by_assignment(study)
     annotations = _annotations_by_assignment(study)
     questions = study_questions(study)
     answers = (
@@ -103,8 +123,10 @@ def export_work(study, assignments, directory, who):
             rows = annotations.get(assignment.pk, [])
             record = {
                 **assignment_record(assignment, who),
-                "annotations": [_annotation_record(r) for r in rows],
+                "annotations": [_annotation_record(r, r.pk in pointed) for r in rows],
             }
+            if assignment.pk in decisions:
+                record["suggestion_decisions"] = decisions[assignment.pk]
             # In the questions' order: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
             given = ordered_answers(questions, answers.get(assignment.pk) or {})
             if given:
@@ -126,11 +148,13 @@ def _annotations_by_assignment(study):
     return grouped
 
 
-def _annotation_record(row):
+def _annotation_record(row, with_client_id=False):
     record = {
         "segment": row.segment.index, "category": row.category.key,
         "start": row.start, "end": row.end, "text": row.text, "comment": row.comment,
     }  # fmt: skip
+    if with_client_id:  # a suggestion's decision points at it
+        record["client_id"] = row.client_id
     if row.paired_segment is not None:
         record["paired"] = {
             "segment": row.paired_segment.index, "start": row.paired_start,

@@ -8,9 +8,10 @@ from bundles.headers import HEADER_FIELDS, check_header
 from bundles.specs import AnnotationSpec, AssignmentSpec, SpanSpec
 from studies.spans import span_error
 
+from .assistance.bundle import check_decisions
 from .document_questions import AnswerError, checked_value, ordered_answers
 
-ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "annotations", "document_answers"}
+ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "annotations", "document_answers", "suggestion_decisions"}
 ANNOTATION_FIELDS = {
     "segment", "category", "start", "end", "text", "comment", "paired", "answers", "client_id",
 }  # fmt: skip
@@ -22,6 +23,8 @@ class SpanAssignmentSpec(AssignmentSpec):
     """An assignment of a span study: its spans, and its answers about the whole document."""
 
     document_answers: dict = field(default_factory=dict)
+    # [(suggestion position, action, seconds, client_id of the annotation or None)]
+    suggestion_decisions: list = field(default_factory=list)
 
 
 @dataclass
@@ -37,7 +40,9 @@ class LocateCount:
         return f"--locate: {self.not_found} of {self.asked} spans given only as text were not found"
 
 
-def check_assignments(records, problems, *, documents, categories, broken=(), locate=False, questions=()):
+def check_assignments(
+    records, problems, *, documents, categories, broken=(), locate=False, questions=(), suggestions=None
+):
     """Check every assignment record against the bundle's documents, categories and questions.
 
     `documents` maps external id -> list of segment texts; `categories` maps
@@ -51,7 +56,9 @@ def check_assignments(records, problems, *, documents, categories, broken=(), lo
     for record in records:
         if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
             continue
-        spec = _check_assignment(record, problems, documents, categories, locate, count, questions)
+        spec = _check_assignment(
+            record, problems, documents, categories, locate, count, questions, suggestions or {}
+        )
         if spec is None:
             continue
         identity = (spec.document, spec.platform, spec.annotator, spec.kind)
@@ -65,7 +72,7 @@ def check_assignments(records, problems, *, documents, categories, broken=(), lo
     return specs, count
 
 
-def _check_assignment(record, problems, documents, categories, locate, count, questions):
+def _check_assignment(record, problems, documents, categories, locate, count, questions, suggestions):
     value, file, line = record.value, record.file, record.line
     if not isinstance(value, dict):
         problems.add(file, line, 'an assignment must be an object: {"document": ..., "annotator": ...}')
@@ -98,9 +105,13 @@ def _check_assignment(record, problems, documents, categories, locate, count, qu
             annotation.client_id = annotation.client_id or f"import-{position + 1}"
             annotations.append(annotation)
     answers = _check_document_answers(value.get("document_answers"), questions, file, line, problems)
-    if not ok or answers is None:
+    decisions = check_decisions(
+        value.get("suggestion_decisions"), document, annotations, suggestions, file, line, problems
+    )
+    if not ok or answers is None or decisions is None:
         return None
-    return SpanAssignmentSpec(document=document, annotations=annotations, document_answers=answers, **header)
+    return SpanAssignmentSpec(document=document, annotations=annotations, document_answers=answers,
+                              suggestion_decisions=decisions, **header)  # fmt: skip
 
 
 def _check_document_answers(raw, questions, file, line, problems):

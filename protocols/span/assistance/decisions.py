@@ -36,22 +36,25 @@ def _suggestion(assignment, suggestion_id):
     return found
 
 
-def _action(suggestion, annotation):
-    same_paired = (
-        annotation.paired_segment_id == suggestion.paired_segment_id
-        and annotation.paired_start == suggestion.paired_start
-        and annotation.paired_end == suggestion.paired_end
-    )
-    same_span = (
-        annotation.segment_id == suggestion.segment_id
-        and annotation.start == suggestion.start
-        and annotation.end == suggestion.end
-    )
-    if not (same_span and (same_paired or annotation.paired_segment_id is None)):
+def action_of(suggested, taken):
+    """accept, change or adjust: what a taken span is, compared with its suggestion.
+
+    Both are (category, segment, start, end, paired) with paired (segment, start,
+    end) or None; shared by the task API and the bundle import."""
+    category, *span, paired = suggested
+    taken_category, *taken_span, taken_paired = taken
+    if taken_span != span or (taken_paired is not None and taken_paired != paired):
         return SuggestionDecision.Action.ADJUST
-    if annotation.category_id != suggestion.category_id:
+    if taken_category != category:
         return SuggestionDecision.Action.CHANGE
     return SuggestionDecision.Action.ACCEPT
+
+
+def _shape(row):
+    paired = (
+        None if row.paired_segment_id is None else (row.paired_segment_id, row.paired_start, row.paired_end)
+    )
+    return (row.category_id, row.segment_id, row.start, row.end, paired)
 
 
 def _seconds(data):
@@ -119,7 +122,7 @@ def suggestion_decide(*, assignment, suggestion_id, data):
             "that client_id names an annotation stored already: give the taken span a new one"
         )
     decision = SuggestionDecision.objects.create(
-        assignment=assignment, suggestion=suggestion, action=_action(suggestion, annotation),
+        assignment=assignment, suggestion=suggestion, action=action_of(_shape(suggestion), _shape(annotation)),
         annotation=annotation, seconds=seconds,
     )  # fmt: skip
     return decision, True

@@ -129,3 +129,27 @@ def test_bad_suggestions_and_decisions_are_named_and_nothing_is_written(tmp_path
     problems = problems_of(tmp_path, **options)
     assert any(problem.startswith(message) for problem in problems), problems
     assert not Study.objects.exists() and not Suggestion.objects.exists()
+
+
+def test_the_annotation_table_has_arms_decisions_and_rejected_suggestions(tmp_path):
+    import csv
+    import io
+
+    from exports.rows import csv_lines, row_count
+
+    study = study_import_bundle(directory=write_assisted(tmp_path)).study
+    rows = list(csv.DictReader(io.StringIO("".join(csv_lines(study)))))
+    assert row_count(study) == len(rows) == 5  # 3 + 1 spans, and the rejected suggestion
+    taken = {(row["span_text"], row["suggestion_action"]): row for row in rows}
+    assert (
+        taken[("Anna", "accept")]["arm"] == "suggestions" and taken[("Anna", "accept")]["suggestion"] == "1"
+    )
+    assert (
+        taken[("Ben", "change")]["category"] == "SceneE"
+        and taken[("Ben", "change")]["decide_seconds"] == "4.0"
+    )
+    rejected = taken[("Miss Sessions", "reject")]
+    assert (rejected["category"], rejected["suggestion"], rejected["arm"]) == ("CharE", "4", "suggestions")
+    control = taken[("Miss Sessions", "")]
+    assert (control["arm"], control["suggestion"]) == ("control", "")
+    assert "w1" not in "".join(csv_lines(study))  # pseudonyms only

@@ -21,6 +21,7 @@ def span_report_context(result):
     ]
     tokens_by_category = distribution.get("tokens_by_category", {})
     return {
+        "assistance": assistance_figures(result.get("assistance")),
         "document_questions": document_question_figures(result.get("document_questions") or {}),
         "categories": rows,
         "groups": result.get("groups", {}),
@@ -89,3 +90,46 @@ def document_question_figures(questions):
             ],
         })  # fmt: skip
     return figures
+
+
+def assistance_figures(assistance):
+    """The assistance part as table rows and charts (docs/assisted-annotation.md), or None."""
+    if not assistance:
+        return None
+    scores = assistance.get("scores", {})
+    by_arm = {}
+    for row in scores.get("rows", []):
+        by_arm.setdefault(row["category"], {})[row["arm"]] = row
+    differences = {row["category"]: row for row in scores.get("differences", [])}
+    score_rows = [
+        {"category": category, "suggestions": arms.get("suggestions", {}), "control": arms.get("control", {}),
+         "difference": differences.get(category, {})}
+        for category, arms in by_arm.items()
+    ]  # fmt: skip
+    anchoring = assistance.get("anchoring", [])
+    return {
+        **assistance,
+        "score_rows": score_rows,
+        "f1_chart": grouped_bar_chart(
+            [
+                (
+                    row["category"],
+                    {arm: (row[arm].get("f1") or {}).get("value") for arm in ("suggestions", "control")},
+                )
+                for row in score_rows
+            ],
+            ["suggestions", "control"],
+            title="F1 per category, by arm",
+        ),  # fmt: skip
+        "anchoring_chart": grouped_bar_chart(
+            [
+                (
+                    row["category"],
+                    {kind: row[kind]["acceptance"]["value"] for kind in ("correct", "incorrect")},
+                )
+                for row in anchoring
+            ],
+            ["correct", "incorrect"],
+            title="Acceptance of correct and incorrect suggestions",
+        ),  # fmt: skip
+    }

@@ -5,8 +5,9 @@ incorrect ones with P_INCORRECT) or annotate unaided; the report must recover th
 import random
 
 import pytest
+from django.test import Client
 
-from accounts.models import Worker
+from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
 from annotations.services.joining import JoinRefused, assignment_join
 from annotations.services.task import assignment_submit
@@ -14,6 +15,7 @@ from protocols.span.assistance.decisions import suggestion_decide
 from protocols.span.assistance.sources import SuggestedSpan, suggestions_replace
 from protocols.span.models import ErrorAnnotation, Suggestion
 from protocols.span.services import annotation_add, assignment_move
+from reports.models import Report
 from reports.study_report import study_report_data
 from studies.models import Category
 from tests.factories import CategoryFactory, DocumentFactory, SegmentFactory, StudyFactory
@@ -148,6 +150,22 @@ def test_the_report_recovers_the_anchoring_rates_of_the_simulation():
     assert assistance["decisions"]["reject"] + assistance["decisions"]["accept"] == 288
     control_alpha = next(row for row in assistance["agreement"] if row["category"] == "CharE")["control"]
     assert control_alpha["value"] == 1.0  # identical control annotators
+
+
+def test_the_report_page_shows_the_arms_and_the_anchoring_figure(researcher):
+    study = build_study()
+    StudyMembership.objects.create(study=study, user=researcher)
+    rng, truth = random.Random(2), {word_span(position)[0] for position in ERRORS}
+    for number in range(8):
+        work(assignment_join(study=study, platform="prolific", external_id=f"w{number}"), rng, truth)
+    report = Report.objects.create(study=study, status="done", result=study_report_data(study))
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(f"/admin/reports/report/{report.pk}/change/").content.decode()
+    for table in ("assistance-scores", "assistance-anchoring", "assistance-agreement"):
+        assert f'id="{table}"' in page
+    assert "Acceptance of correct and incorrect suggestions" in page
+    assert "F1 per category, by arm" in page
 
 
 def test_a_study_without_assistance_has_no_assistance_part():

@@ -1,12 +1,17 @@
 """Give the demo study two evaluators and run them with no network: a repetition detector and an
 "LLM" answered by the local OpenAI-compatible server (evaluators/fake_llm.py)."""
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from accounts.models import Worker
+from annotations.models import Assignment
 from evaluators.fake_llm import FakeChatServer, marking_responder
 from evaluators.models import Evaluator
 from evaluators.services import RunRefused, evaluator_run_request
+from evaluators.suggesting import latest_finished_run, use_run_as_suggestions
 from evaluators.summary import run_summary
+from protocols.span.assistance.sources import SuggestionsRefused
 from studies.models import Study
 
 # What the demo's local "LLM" marks: some planted errors of demo/snac-demo/ERRORS.md, one partly.
@@ -58,3 +63,32 @@ class Command(BaseCommand):
                     self.stdout.write(f"  {line}")
         finally:
             server.stop()
+        self.show_assistance(found, llm)
+
+    def show_assistance(self, study, llm):
+        """Turn the local LLM's spans into suggestions and print one task link for each arm."""
+        run = latest_finished_run(llm)
+        if run is None:
+            return
+        if not isinstance(study.config.get("assistance"), dict):
+            study.config = {**study.config, "assistance": {"share": 0.5, "seed": 1}}
+            study.save(update_fields=["config"])
+        try:
+            count, documents = use_run_as_suggestions(run)
+            self.stdout.write(
+                f"  suggestions: {count} on {documents} documents from run {run.pk} of {llm.key}"
+            )
+        except SuggestionsRefused:
+            pass  # decided on in an earlier demo session: kept as they are
+        document = study.documents.filter(kind="main").order_by("position").first()
+        self.stdout.write("Assisted annotation (docs/assisted-annotation.md), one task link per arm:")
+        for arm in ("suggestions", "control"):
+            worker, _ = Worker.objects.get_or_create(platform=Worker.Platform.LINK, external_id=f"demo-{arm}")
+            assignment, _ = Assignment.objects.get_or_create(
+                study=study,
+                document=document,
+                worker=worker,
+                kind=Assignment.Kind.MAIN,
+                defaults={"arm": arm},
+            )
+            self.stdout.write(f"  {arm}\t{document.external_id}\t{settings.SITE_URL}{assignment.task_path}")

@@ -12,6 +12,19 @@ from .resources import ErrorAnnotationResource
 TEXT_SHOWN = 80
 
 
+# Columns shared by the admins of spans (annotations and suggestions).
+@admin.display(description="segment", ordering="segment__index")
+def segment_index(_admin, span):
+    return span.segment.index
+
+
+@admin.display(description="text")
+def span_text(_admin, span):
+    # A plain string: admin escapes it.
+    text = span.text
+    return text if len(text) <= TEXT_SHOWN else text[: TEXT_SHOWN - 1] + "…"
+
+
 @admin.register(ErrorAnnotation)
 class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
     resource_classes = [ErrorAnnotationResource]
@@ -61,15 +74,8 @@ class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
     def category_key(self, annotation):
         return annotation.category.key
 
-    @admin.display(description="segment", ordering="segment__index")
-    def segment_index(self, annotation):
-        return annotation.segment.index
-
-    @admin.display(description="text")
-    def span_text(self, annotation):
-        # A plain string: admin escapes it.
-        text = annotation.text
-        return text if len(text) <= TEXT_SHOWN else text[: TEXT_SHOWN - 1] + "…"
+    segment_index = segment_index
+    span_text = span_text
 
 
 @admin.register(Suggestion)
@@ -91,14 +97,8 @@ class SuggestionAdmin(StudyScopedAdmin):
     list_filter = [StudyListFilter, "category__key"]
     search_fields = ["document__external_id", "text"]
 
-    @admin.display(description="segment", ordering="segment__index")
-    def segment_index(self, suggestion):
-        return suggestion.segment.index
-
-    @admin.display(description="text")
-    def span_text(self, suggestion):
-        text = suggestion.text
-        return text if len(text) <= TEXT_SHOWN else text[: TEXT_SHOWN - 1] + "…"
+    segment_index = segment_index
+    span_text = span_text
 
 
 @admin.register(SuggestionDecision)

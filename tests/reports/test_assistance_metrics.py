@@ -167,3 +167,26 @@ def test_random_studies_agree_with_a_brute_force_count(seed):
     pooled = next(r for r in result["anchoring"] if r["category"] == "all")
     assert [pooled["correct"]["decided"], pooled["correct"]["taken"]] == taken[True]
     assert [pooled["incorrect"]["decided"], pooled["incorrect"]["taken"]] == taken[False]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_alpha_within_an_arm_matches_krippendorff(seed):
+    """The arm's token alpha, from additive sums, against the `krippendorff` package on the same marks."""
+    import krippendorff
+    import numpy as np
+
+    from reports.metrics.spans.assistance import _alphas, _coincidence_sums
+
+    rng = random.Random(seed)
+    documents = [(rng.randint(5, 30), rng.randint(2, 4)) for _ in range(4)]  # (tokens, coders)
+    sums, tables = np.zeros(3), []
+    for units, coders in documents:
+        marks = [{t for t in range(units) if rng.random() < 0.3} for _ in range(coders)]
+        sums += _coincidence_sums(units, marks)
+        # Four coder rows per document's tokens; a coder the document did not have is NaN.
+        tables.append(
+            [[float(t in marks[c]) if c < coders else np.nan for t in range(units)] for c in range(4)]
+        )
+    data = np.concatenate([np.array(table) for table in tables], axis=1)
+    expected = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+    assert float(_alphas(sums)) == pytest.approx(expected, abs=1e-12)

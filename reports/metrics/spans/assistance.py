@@ -23,7 +23,6 @@ from statistics import mean, median
 
 import numpy as np
 
-from reports.metrics.alpha import alpha_from_counts
 from reports.metrics.spans.data import GOLD, MAIN
 from reports.metrics.spans.evaluators.bootstrap import percentiles
 from reports.metrics.spans.evaluators.scores import ratios
@@ -113,7 +112,8 @@ def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
     anchoring = np.zeros(
         (len(used), columns, 2, 2)
     )  # document, category, (correct, incorrect), (decided, taken)
-    histograms = {}  # (arm, category) -> per document Counter of (coders, marked) -> units
+    # arm, document, category, (pairable values n, marked values n1, disagreeing pairs o01): token alpha's sums
+    coincidences = np.zeros((2, len(used), len(categories), 3))
     reference_kinds = Counter()
     references = {}
     for document in used:
@@ -130,9 +130,7 @@ def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
                     continue
                 for marked in marks[arm]:
                     scored[a, d, c] += (len(marked), len(reference), len(marked & reference))
-                histograms.setdefault((arm, category), {})[document] = _unit_kinds(
-                    tokens.count(document), marks[arm]
-                )
+                coincidences[a, d, c] = _coincidence_sums(tokens.count(document), marks[arm])
             control = marks[CONTROL]
             references[(document, category)] = (
                 gold_marks if has_gold else (_majority(control) if control else None)
@@ -176,7 +174,7 @@ def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
         "seed": seed,
         "resamples": resamples,
         "scores": _scores(scored, draws, categories),
-        "agreement": _agreement(histograms, draws, used, categories),
+        "agreement": _agreement(coincidences, draws, categories),
         "time": _time(timing, draws),
         "anchoring": _anchoring(anchoring, draws, categories),
         "decisions": {
@@ -198,12 +196,22 @@ def _arm_counts(people, used, arm):
     }
 
 
-def _unit_kinds(units, marks):
-    """Counter of (coders, marked) over the document's tokens, for the arm's alpha."""
+def _coincidence_sums(units, marks):
+    """One document's sums for binary token alpha among `marks` (each annotator's marked tokens).
+
+    For nominal alpha over 0/1 values, with m coders of a unit of which k gave 1:
+    n = sum of m, n1 = sum of k, o01 = sum of k (m - k) / (m - 1), and
+    alpha = 1 - (n - 1) o01 / (n0 n1) (Krippendorff's coincidences, written out
+    for two values). The sums add over documents, so a bootstrap resample is a
+    weighted sum. Units need two coders: a document with one annotator adds nothing.
+    """
+    coders = len(marks)
+    if coders < 2:
+        return (0.0, 0.0, 0.0)
     votes = Counter(token for marked in marks for token in marked)
-    kinds = Counter(votes.values())
-    kinds[0] += units - len(votes)
-    return Counter({(len(marks), marked): count for marked, count in kinds.items() if count})
+    marked = sum(votes.values())
+    disagreeing = sum(k * (coders - k) for k in votes.values()) / (coders - 1)
+    return (float(coders * units), float(marked), disagreeing)
 
 
 def _resample_weights(documents, seed, resamples):
@@ -250,50 +258,25 @@ def _scores(scored, draws, categories):
     return {"rows": rows, "differences": differences}
 
 
-def _alpha(histogram):
-    if not histogram:
-        return np.nan
-    kinds = [
-        (coders, marked, units) for (coders, marked), units in histogram.items() if coders >= 2 and units
-    ]
-    if not kinds or not any(marked for _, marked, _ in kinds):
-        return np.nan
-    counts = np.array([[coders - marked, marked] for coders, marked, _ in kinds], dtype=np.int64)
-    weights = np.array([units for _, _, units in kinds], dtype=np.int64)
-    alpha = alpha_from_counts(counts, (0, 1), "nominal", weights=weights).alpha
-    return np.nan if alpha is None else alpha
+def _alphas(sums):
+    """Binary alpha from (n, n1, o01) sums along the last axis; NaN where undefined."""
+    n, n1, o01 = sums[..., 0], sums[..., 1], sums[..., 2]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where((n1 > 0) & (n - n1 > 0), 1 - (n - 1) * o01 / (n1 * (n - n1)), np.nan)
 
 
-def _combined(per_document, used, weights=None):
-    total = Counter()
-    for number, document in enumerate(used):
-        times = 1 if weights is None else int(weights[number])
-        if times and document in per_document:
-            for kind, units in per_document[document].items():
-                total[kind] += units * times
-    return total
-
-
-def _agreement(histograms, draws, used, categories):
+def _agreement(coincidences, draws, categories):
     """Token alpha within each arm, per category, and the difference of the arms."""
-    rows = []
-    for category in categories:
-        values = {arm: _alpha(_combined(histograms.get((arm, category), {}), used)) for arm in ARMS}
-        again = {
-            arm: [_alpha(_combined(histograms.get((arm, category), {}), used, weights)) for weights in draws]
-            for arm in ARMS
+    point = _alphas(coincidences.sum(axis=1))  # arm, category
+    again = _alphas(np.einsum("rd,adck->rack", draws, coincidences))  # resample, arm, category
+    return [
+        {
+            "category": category,
+            **{arm: _interval(point[a, c], again[:, a, c]) for a, arm in enumerate(ARMS)},
+            "difference": _interval(point[0, c] - point[1, c], again[:, 0, c] - again[:, 1, c]),
         }
-        rows.append(
-            {
-                "category": category,
-                **{arm: _interval(values[arm], again[arm]) for arm in ARMS},
-                "difference": _interval(
-                    values[SUGGESTIONS] - values[CONTROL],
-                    np.subtract(again[SUGGESTIONS], again[CONTROL]) if len(draws) else [],
-                ),
-            }
-        )
-    return rows
+        for c, category in enumerate(categories)
+    ]
 
 
 def _time(timing, draws):

@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "protocols.review",
     "protocols.pairwise",
     "evaluators",
+    "crowd",
 ]
 
 MIDDLEWARE = [

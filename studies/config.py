@@ -10,7 +10,7 @@ would otherwise be ignored silently (docs/decisions.md).
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from studies import protocols
+from studies import extensions, protocols
 
 ALL = "all"  # an option every study reads
 BLOCKS = "blocks"  # an option of every block study (Protocol.works_on == "block")
@@ -129,13 +129,15 @@ OPTIONS = {
 
 
 def _checks_for(protocol):
-    """{option: check} of a study of `protocol`: the core's options and the protocol's own."""
+    """{option: check} of a study of `protocol`: the core's, the extensions' and the protocol's own."""
     works_on = protocol.works_on if protocol is not None else None
     checks = {
         name: option.check
         for name, option in OPTIONS.items()
         if option.studies == ALL or (option.studies == BLOCKS and works_on == "block")
     }
+    for extension in extensions.registered():
+        checks.update(extension.config_options)
     if protocol is not None:
         checks.update(protocol.config_options)
     return checks

@@ -21,6 +21,8 @@ class Extension:
     # The report's own key (e.g. "evaluator_comparison") and its section of the report page.
     report_key = ""
     report_template = ""
+    # Study config options the extension reads, for studies of every protocol: {name: check(value, path)}.
+    config_options = {}
 
     def study_yaml_check(self, value, spec, problems, name, line):
         """Check the value of `study_yaml_key` (spec: the checked StudySpec, or None); return what

@@ -81,6 +81,13 @@ class Protocol:
         """The study's randomised arms (an ArmDesign), or None when it has none."""
         return None
 
+    # How each annotator agrees with the others so far (the workforce dashboard): the rule in words.
+    annotator_agreement_rule = ""
+
+    def annotator_agreement(self, study):
+        """{annotator pseudonym: (agreement with the others in [0, 1], pairs compared)}; {} for none."""
+        return {}
+
     def block_items(self, study, block, rng):
         """A block study: one worker's items of `block` (stored in Assignment.items), shuffled by `rng`."""
         return []

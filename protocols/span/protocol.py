@@ -6,7 +6,7 @@ from django.shortcuts import render
 from accounts.policy import ModelRule
 from annotations.services.task import furthest_segment
 from qualification.selectors import qualification_report
-from reports.metrics.spans import span_report
+from reports.metrics.spans import annotators, span_report
 from studies.models import Segment
 from studies.protocols import Protocol
 
@@ -102,6 +102,11 @@ class SpanProtocol(Protocol):
 
     def report_context(self, result):
         return report_page.span_report_context(result)
+
+    annotator_agreement_rule = annotators.RULE
+
+    def annotator_agreement(self, study):
+        return annotators.annotator_agreement(report.span_study_for(study))
 
     def export_columns(self, study):
         return exports.span_columns(study)

@@ -1,0 +1,17 @@
+from django.apps import AppConfig
+
+
+class CrowdConfig(AppConfig):
+    """Crowd operations: pay, the workforce dashboard, and Prolific and Mechanical Turk
+    through their APIs, every payment and decision a ledger row (docs/crowd-platforms.md)."""
+
+    name = "crowd"
+    label = "crowd"
+    verbose_name = "Crowd platforms and pay"
+
+    def ready(self):
+        from studies import extensions
+
+        from .extension import EXTENSION
+
+        extensions.register(EXTENSION)

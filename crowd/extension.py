@@ -1,0 +1,34 @@
+"""The crowd app as seen by the core (studies/extensions.py): its policy rows, config option and report part."""
+
+from accounts.policy import ModelRule
+from studies.extensions import Extension
+
+from . import workforce
+from .pay import check_pay
+
+
+class CrowdExtension(Extension):
+    key = "crowd"
+    access_rules = {
+        # Listings and the ledger name workers and money: only who manages the study reads them.
+        "crowd.listing": ModelRule("study", read="managers", change="nobody", note="made by Create listing"),
+        "crowd.ledgerentry": ModelRule(
+            "study",
+            read="managers",
+            change="nobody",
+            note="planned, previewed and sent by the study's researchers",
+        ),
+    }
+    researcher_models = ("crowd.listing", "crowd.ledgerentry")
+    config_options = {"pay": check_pay}
+    report_key = "workforce"
+    report_template = "crowd/report_section.html"
+
+    def report(self, study, progress):
+        return workforce.workforce_report(study)
+
+    def report_context(self, result):
+        return workforce.report_context(result)
+
+
+EXTENSION = CrowdExtension()

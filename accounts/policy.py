@@ -68,8 +68,20 @@ def sees_identities(user, study_id):
 
 
 # Study config keys only who manages the study sees: the crowd platform's
-# completion link carries the code that marks a submission complete there.
+# completion link carries the code that marks a submission complete there;
+# a worker allow-list (workers.allow) is a list of platform ids.
 CONFIG_SECRETS = ("prolific_completion_url",)
+NESTED_CONFIG_SECRETS = {"workers": ("allow",)}
+
+
+def config_without_secrets(config):
+    """`config` without what only who manages the study may see."""
+    config = config if isinstance(config, dict) else {}
+    public = {key: value for key, value in config.items() if key not in CONFIG_SECRETS}
+    for key, secrets in NESTED_CONFIG_SECRETS.items():
+        if isinstance(public.get(key), dict):
+            public[key] = {name: value for name, value in public[key].items() if name not in secrets}
+    return public
 
 
 def readable_config(user, study):
@@ -77,7 +89,7 @@ def readable_config(user, study):
     config = study.config if isinstance(study.config, dict) else {}
     if sees_identities(user, study.pk):
         return config
-    return {key: value for key, value in config.items() if key not in CONFIG_SECRETS}
+    return config_without_secrets(config)
 
 
 def readable_studies(user):
@@ -150,7 +162,10 @@ IDENTITY_OF_ASSIGNMENT = frozenset(
 
 RULES = {
     "studies.study": ModelRule(
-        "pk", identity_fields=frozenset({"join_key", "join_link", "config.prolific_completion_url"})
+        "pk",
+        identity_fields=frozenset(
+            {"join_key", "join_link", "config.prolific_completion_url", "config.workers.allow"}
+        ),
     ),
     "studies.taxonomy": ModelRule(
         None,

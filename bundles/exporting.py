@@ -104,9 +104,7 @@ def _study_yaml(study, identities=True):
     }  # fmt: skip
     if study.max_documents_per_worker is not None:
         data["max_documents_per_worker"] = study.max_documents_per_worker
-    config = study.config if identities else {
-        key: value for key, value in study.config.items() if key not in policy.CONFIG_SECRETS
-    }  # fmt: skip
+    config = study.config if identities else policy.config_without_secrets(study.config)
     if config:
         # Sorted: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
         data["config"] = _sorted_keys(config)

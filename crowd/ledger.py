@@ -45,15 +45,24 @@ def require_manager(user, study):
 
 
 def plan(*, study, action, key, user, platform, listing=None, sandbox=False, **fields):
-    """(entry, created): the row of `key`, made now in status planned if it did not exist."""
+    """(entry, created): the row of `key`, made now in status planned if it did not exist.
+
+    A cancelled row of the same key is planned again with the new figures; a
+    planned, sending, sent or failed one is returned as it is.
+    """
     require_manager(user, study)
-    return LedgerEntry.objects.get_or_create(
-        key=key,
-        defaults={
-            "study": study, "action": action, "platform": platform, "listing": listing,
-            "sandbox": sandbox, "planned_by": user, **fields,
-        },
-    )  # fmt: skip
+    defaults = {
+        "study": study, "action": action, "platform": platform, "listing": listing,
+        "sandbox": sandbox, "planned_by": user, **fields,
+    }  # fmt: skip
+    entry, created = LedgerEntry.objects.get_or_create(key=key, defaults=defaults)
+    if not created and entry.status == LedgerEntry.Status.CANCELLED:
+        revived = LedgerEntry.objects.filter(pk=entry.pk, status=LedgerEntry.Status.CANCELLED).update(
+            status=LedgerEntry.Status.PLANNED, **defaults
+        )
+        entry.refresh_from_db()
+        return entry, bool(revived)
+    return entry, created
 
 
 def preview(entries):

@@ -161,6 +161,8 @@ def worker_line(row, pay):
 def workforce_report(study):
     """The report's `workforce` part: the study's totals and one line per worker (pseudonyms only)."""
     summary, rows = workforce_figures(study)
+    if not rows:
+        return None
     pay = pay_of(study)
     lines = [worker_line(row, pay) for row in rows]
     seconds = sum(sum(row.active_seconds) for row in rows)

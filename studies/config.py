@@ -7,6 +7,7 @@ does not read, or one meant for another protocol, is a problem too: a typo
 would otherwise be ignored silently (docs/decisions.md).
 """
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -16,6 +17,7 @@ ALL = "all"  # an option every study reads
 BLOCKS = "blocks"  # an option of every block study (Protocol.works_on == "block")
 MAX_URL_LENGTH = 2000
 MAX_TEXT_LENGTH = 2000
+SLUG = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,27 @@ def flag(value):
     return None if isinstance(value, bool) else "must be true or false"
 
 
+def worker_rules(value, path):
+    """The `workers` option: a pool shared with other studies, an allow-list, excluded studies."""
+    if not isinstance(value, dict):
+        return [ConfigProblem(path, "must be a mapping: pool, max_per_pool, allow, exclude_studies")]
+    problems = unknown(value, ("pool", "max_per_pool", "allow", "exclude_studies"), path)
+    if "pool" in value and not (isinstance(value["pool"], str) and SLUG.fullmatch(value["pool"])):
+        problems.append(ConfigProblem((*path, "pool"), "must be a name of letters, digits, '-' and '_'"))
+    if "max_per_pool" in value:
+        if "pool" not in value:
+            problems.append(ConfigProblem((*path, "max_per_pool"), "needs workers.pool"))
+        elif message := whole(value["max_per_pool"], 1, 100_000):
+            problems.append(ConfigProblem((*path, "max_per_pool"), message))
+    for name, what in (("allow", "platform ids"), ("exclude_studies", "study slugs")):
+        items = value.get(name, [])
+        if not isinstance(items, list) or not all(
+            isinstance(item, str) and item.strip() and len(item) <= 255 for item in items
+        ):
+            problems.append(ConfigProblem((*path, name), f"must be a list of {what}"))
+    return problems
+
+
 def point_labels(labels, low, high, path):
     """Labels of scale points: {point: text}, a point given as a whole number or its digits."""
     if not isinstance(labels, dict):
@@ -122,6 +145,7 @@ OPTIONS = {
     "sentences_per_segment": Option(ALL, simple(lambda v: whole(v, 1, 100))),
     "release_after_minutes": Option(ALL, simple(lambda v: whole(v, 1, 525_600))),
     "prolific_completion_url": Option(ALL, simple(url)),
+    "workers": Option(ALL, worker_rules),
     "retest_after_days": Option(BLOCKS, simple(lambda v: whole(v, 0, 3650))),
     "announce_retest": Option(BLOCKS, simple(flag)),
     "seed": Option(BLOCKS, simple(lambda v: whole(v, 0, 2**63 - 1))),

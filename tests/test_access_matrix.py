@@ -31,6 +31,7 @@ from rest_framework.authtoken.models import Token
 from accounts.models import StudyMembership, Worker
 from accounts.services import researcher_create
 from annotations.models import Assignment
+from crowd.models import LedgerEntry, Listing
 from evaluators.models import CachedResponse, Evaluator, EvaluatorResult, EvaluatorRun
 from exports.models import Export
 from protocols.pairwise.models import PairwiseChoice
@@ -185,6 +186,21 @@ def _suggestion_decision(world):
     return decision
 
 
+def _ledger_entry(world):
+    """A Prolific listing of S and a bonus planned for S's worker, for the crowd admin pages."""
+    listing, _ = Listing.objects.get_or_create(
+        study=world.s, platform="prolific", external_id="prolific-study-of-s", defaults={"places": 2}
+    )
+    entry, _ = LedgerEntry.objects.get_or_create(
+        key="prolific:bonus:s", defaults={
+            "study": world.s, "listing": listing, "platform": "prolific", "action": "bonus",
+            "worker": world.s_assignment.worker, "target": world.s_assignment.worker.external_id,
+            "amount": "1.50", "currency": "GBP",
+        },
+    )  # fmt: skip
+    return entry
+
+
 def s_object(world, model):
     """S's row of `model` (the object an admin or API detail URL is sent)."""
     label = model._meta.label_lower
@@ -206,6 +222,8 @@ def s_object(world, model):
         "evaluators.evaluatorrun": _evaluator_run(world),
         "evaluators.evaluatorresult": _evaluator_run(world).results.first(),
         "evaluators.cachedresponse": CachedResponse.objects.get_or_create(key="0" * 64)[0],
+        "crowd.listing": _ledger_entry(world).listing,
+        "crowd.ledgerentry": _ledger_entry(world),
         "qualification.qualification": Qualification.objects.get(study=world.s),
         "qualification.qualificationresult": QualificationResult.objects.get(qualification__study=world.s),
         "reports.report": Report.objects.get(study=world.s),

@@ -2,30 +2,72 @@
 
 A client is built from the environment (tokens and keys never sit in the
 database or the config) and is the only code that talks to its platform.
-Planning methods write ledger rows in status *planned* (crowd/ledger.py);
-nothing leaves the machine until ledger.send() calls perform().
+Planning methods write ledger rows in status *planned* (crowd/ledger.py):
+the row's `request` is exactly what will be sent, so the ledger's preview is
+the dry run. Nothing that moves money or reaches a worker leaves the machine
+until ledger.send() calls perform(). Reads (listing the submissions) go
+straight to the platform.
 """
 
+from dataclasses import dataclass
+
 from .models import Platform
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One worker's submission as the platform reports it, matched to our work where it can be."""
+
+    id: str  # Prolific's submission id, Mechanical Turk's AssignmentId
+    worker_id: str  # PROLIFIC_PID, WorkerId
+    status: str  # as the platform says it: AWAITING REVIEW, APPROVED, Submitted, ...
+    awaiting_review: bool
+    assignment: object = None  # our submitted Assignment of that worker in the study, or None
+    completion_code: str = ""
 
 
 class PlatformClient:
     platform = ""
 
-    def create_listing(self, study, *, user, places, **options):
-        """Create the platform's draft (Prolific study, HIT) for `study`; return the Listing row."""
+    def plan_listing(self, study, *, user, name, places, reward, minutes, sandbox=False):
+        """Plan the creation of the platform's study or HIT for `study` (action create).
+
+        `name` tells listings of one study apart ("main", "qualification") and
+        is part of the idempotency key; `reward` is a Decimal in the study's
+        currency per place, `minutes` the estimated completion time. The
+        platform's own requirements come from the study's config.
+        perform() of this row creates the Listing.
+        """
+        raise NotImplementedError
+
+    def plan_publish(self, listing, *, user):
+        """Plan publishing a draft (Prolific); raise ValueError where a listing is live when made."""
+        raise NotImplementedError
+
+    def submissions(self, listing):
+        """[Submission] the platform holds for the listing, matched to our submitted assignments."""
         raise NotImplementedError
 
     def plan_approvals(self, listing, *, user):
-        """Plan an approval of every submission the platform holds for work submitted here."""
+        """([(entry, created)], [unmatched Submission]): an approval of every submission awaiting
+        review that matches work submitted here; the others are returned, not approved."""
         raise NotImplementedError
 
-    def plan_rejection(self, listing, assignment, *, user, reason):
-        """Plan the rejection of one worker's submission, with the reason they will read."""
+    def plan_rejection(self, listing, submission, *, user, reason):
+        """Plan the rejection of one submission, with the reason the worker will read."""
         raise NotImplementedError
 
     def plan_bonus(self, listing, worker, *, user, amount, reason, rule):
         """Plan one bonus of `amount` (the listing's currency) under bonus rule `rule`."""
+        raise NotImplementedError
+
+    def plan_grant(self, listing, worker, *, user):
+        """Plan letting a worker who passed our qualification into later listings
+        (Mechanical Turk: the custom qualification; Prolific: the allow-list of the next study)."""
+        raise NotImplementedError
+
+    def plan_notify(self, listing, workers, *, user, subject, message):
+        """Plan one message to `workers` (e.g. a retest is open)."""
         raise NotImplementedError
 
     def perform(self, entry):

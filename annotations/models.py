@@ -10,6 +10,9 @@ from django.db.models import Q
 
 from studies.models import Study
 
+# Feedback is a note, not a document: long enough for a paragraph on every item of a block.
+WORKER_FEEDBACK_MAX_CHARS = 5000
+
 
 def new_task_token():
     # 32 url-safe characters = 192 random bits; the token is the worker's only key.
@@ -84,6 +87,10 @@ class Assignment(models.Model):
     arm = models.CharField(
         max_length=32, blank=True,
         help_text="The experimental arm drawn at join (e.g. suggestions or control); empty: none.",
+    )  # fmt: skip
+    worker_feedback = models.TextField(
+        blank=True, max_length=WORKER_FEEDBACK_MAX_CHARS,
+        help_text="What the worker wrote to the researchers at the end of the task (optional, free text).",
     )  # fmt: skip
 
     objects = AssignmentQuerySet.as_manager()

@@ -10,6 +10,7 @@ urlpatterns = [
     path("task/<str:token>/done/", pages.done, name="task-done"),
     path("api/task/<str:token>/", api.state, name="task-api-state"),
     path("api/task/<str:token>/activity/", api.activity, name="task-api-activity"),
+    path("api/task/<str:token>/feedback/", api.feedback, name="task-api-feedback"),
     path("api/task/<str:token>/submit/", api.submit, name="task-api-submit"),
     # Each protocol's own task API (spans, ratings, answers, ...), by dotted path: no import here.
     *(path("api/task/<str:token>/", include(p.task_urls)) for p in protocols.registered() if p.task_urls),

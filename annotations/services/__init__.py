@@ -8,6 +8,7 @@ from .task import (
     assignment_record_activity,
     assignment_submit,
 )
+from .worker_feedback import assignment_save_feedback
 
 __all__ = [
     "AssignmentPlan",
@@ -17,6 +18,7 @@ __all__ = [
     "TaskInputError",
     "assignment_join",
     "assignment_record_activity",
+    "assignment_save_feedback",
     "assignment_submit",
     "assignments_generate",
     "assignments_release_stale",

@@ -1,6 +1,6 @@
 """The task page's JSON API. The token in the URL is the worker's only key.
 
-The state, activity and submit views serve every protocol; a protocol's own
+The state, activity, feedback and submit views serve every protocol; a protocol's own
 writes (spans, ratings, answers, choices) are views of its app, wrapped in
 `task_api` like these and listed in its task URLconf (Protocol.task_urls).
 
@@ -15,7 +15,13 @@ from functools import wraps
 from django.http import JsonResponse
 
 from annotations import selectors
-from annotations.services import TaskClosed, TaskInputError, assignment_record_activity, assignment_submit
+from annotations.services import (
+    TaskClosed,
+    TaskInputError,
+    assignment_record_activity,
+    assignment_save_feedback,
+    assignment_submit,
+)
 from falte_site.json_input import JSONInputError, parse_json
 from studies import protocols
 
@@ -90,6 +96,12 @@ def state(request, assignment, body):
 def activity(request, assignment, body):
     updated = assignment_record_activity(assignment=assignment, seconds=body.get("seconds"))
     return JsonResponse({"active_seconds": updated.active_seconds})
+
+
+@task_api("POST")
+def feedback(request, assignment, body):
+    saved = assignment_save_feedback(assignment=assignment, text=body.get("text"))
+    return JsonResponse({"text": saved.worker_feedback})
 
 
 @task_api("POST")

@@ -23,6 +23,7 @@ POST_ROUTES = [
     "task-api-answers",
     "task-api-judgments",
     "task-api-activity",
+    "task-api-feedback",
     "task-api-submit",
 ]
 BAD_STRINGS = {"surrogate": "\ud800", "nul": "\x00", "nul-inside": "Anna\x00"}

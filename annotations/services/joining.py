@@ -15,6 +15,7 @@ from accounts.models import Worker
 from annotations.models import Assignment
 from annotations.services.arms import arm_quota, worker_arm
 from annotations.services.blocks import block_assignment_create, next_block
+from annotations.services.pools import join_refusal, worker_locked
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
 from studies import protocols
@@ -71,6 +72,7 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
     A worker who already holds an open assignment gets it back (see may_resume;
     `resume_tokens` are the task tokens this browser was given); otherwise the
     next main document that still needs annotators and that they never had.
+    New main work also obeys the study's worker rules (pools.join_refusal).
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
     if study.status != Study.Status.OPEN:
@@ -78,6 +80,9 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
     worker, _ = Worker.objects.get_or_create(
         platform=platform, external_id=external_id or f"anon-{secrets.token_hex(8)}"
     )
+    # The study lock serialises joins of this study; the worker's lock serialises this worker's
+    # joins of different studies, which a pool limit counts together. Taken after the study's, always.
+    worker = worker_locked(worker)
     if not worker_is_qualified(study=study, worker=worker):
         raise JoinRefused(
             "unqualified",
@@ -92,6 +97,8 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
     current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
     if current is not None:
         return _resumed(current, platform_ids, resume_tokens)
+    if kind == Assignment.Kind.MAIN:
+        _refuse_by_worker_rules(study, worker)
     assignments_release_stale(study=study)
     had = set(mine.values_list("document_id", flat=True))
     arm = ""
@@ -128,6 +135,13 @@ def _resumed(current, platform_ids, resume_tokens):
     return current
 
 
+def _refuse_by_worker_rules(study, worker):
+    """New main work only: a worker coming back to an open assignment keeps it."""
+    refusal = join_refusal(study, worker)
+    if refusal is not None:
+        raise JoinRefused(*refusal)
+
+
 def _join_block(study, worker, platform_ids, resume_tokens):
     """Rating studies hand out whole blocks: K workers per block, at most M blocks a worker."""
     mine = Assignment.objects.filter(
@@ -136,6 +150,7 @@ def _join_block(study, worker, platform_ids, resume_tokens):
     current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
     if current is not None:
         return _resumed(current, platform_ids, resume_tokens)
+    _refuse_by_worker_rules(study, worker)
     assignments_release_stale(study=study)
     taken = mine.exclude(status=Assignment.Status.RELEASED).count()
     if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:

@@ -12,6 +12,9 @@ class CrowdConfig(AppConfig):
     def ready(self):
         from studies import extensions
 
+        from . import platforms, prolific
         from .extension import EXTENSION
+        from .models import Platform
 
         extensions.register(EXTENSION)
+        platforms.register(Platform.PROLIFIC, prolific.client_from_env)

@@ -7,6 +7,7 @@ in-process. Production sets DATABASE_URL (PostgreSQL), CELERY_BROKER_URL
 
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
@@ -215,6 +216,13 @@ if (
     or any(c.isspace() or c == "\\" for c in SITE_URL)
 ):
     raise ImproperlyConfigured(f"SITE_URL must be an absolute http(s) URL, not {SITE_URL!r}.")
+
+# Crowd platforms (docs/crowd-platforms.md). Tokens and keys are read from the
+# environment by the clients when they are used: PROLIFIC_API_TOKEN, and for
+# Mechanical Turk the standard AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY.
+PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com")
+if urlsplit(PROLIFIC_API_URL).scheme not in ("http", "https") or not urlsplit(PROLIFIC_API_URL).hostname:
+    raise ImproperlyConfigured(f"PROLIFIC_API_URL must be an absolute http(s) URL, not {PROLIFIC_API_URL!r}.")
 
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")

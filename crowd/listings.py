@@ -37,14 +37,20 @@ def estimated_minutes(study):
     seconds = [
         value
         for value in Assignment.objects.filter(
-            study=study, status=Assignment.Status.SUBMITTED,
+            study=study,
+            status=Assignment.Status.SUBMITTED,
             kind__in=(Assignment.Kind.MAIN, Assignment.Kind.QUALIFICATION),
         ).values_list("active_seconds", flat=True)  # fmt: skip
         if value
     ]
     if len(seconds) < PILOT_MIN_ASSIGNMENTS:
-        return DEFAULT_MINUTES, f"no pilot yet (fewer than {PILOT_MIN_ASSIGNMENTS} submitted tasks): a default"
-    return max(1, ceil(statistics.median(seconds) / 60)), f"median active time of {len(seconds)} submitted tasks"
+        return (
+            DEFAULT_MINUTES,
+            f"no pilot yet (fewer than {PILOT_MIN_ASSIGNMENTS} submitted tasks): a default",
+        )
+    return max(
+        1, ceil(statistics.median(seconds) / 60)
+    ), f"median active time of {len(seconds)} submitted tasks"
 
 
 def fair_reward(study, minutes):

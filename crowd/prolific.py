@@ -33,7 +33,7 @@ from .models import LedgerEntry, Listing, Platform
 from .pay import pay_of
 from .platforms import PlatformClient, Submission
 
-TOKEN_ENV = "PROLIFIC_API_TOKEN"
+TOKEN_ENV = "PROLIFIC_API_TOKEN"  # noqa: S105 (the variable's name, not a token)
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
 PLACEHOLDERS = "PROLIFIC_PID={{%PROLIFIC_PID%}}&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}"
 AWAITING_REVIEW = "AWAITING REVIEW"
@@ -85,7 +85,9 @@ class ProlificClient(PlatformClient):
             raise ValueError("Prolific has no sandbox.")
         pay = pay_of(study)
         if not pay.currency:
-            raise ValueError("set the study's pay.currency (GBP or USD) first: Prolific pays in the study's currency")
+            raise ValueError(
+                "set the study's pay.currency (GBP or USD) first: Prolific pays in the study's currency"
+            )
         if reward is None or reward <= 0 or places < 1 or minutes < 1:
             raise ValueError("a listing needs a reward above 0, at least one place and an estimated time")
         code = self._completion_code(study)
@@ -122,7 +124,9 @@ class ProlificClient(PlatformClient):
         allowed = listings.allowed_platform_ids(study, self.platform)
         if allowed is not None:
             if not allowed:
-                raise ValueError("the allow-list is empty: no one approved in the qualification, no workers.allow")
+                raise ValueError(
+                    "the allow-list is empty: no one approved in the qualification, no workers.allow"
+                )
             filters.append({"filter_id": "custom_allowlist", "selected_values": allowed})
         blocked = listings.excluded_platform_ids(study, self.platform, user)
         if blocked:
@@ -167,7 +171,11 @@ class ProlificClient(PlatformClient):
         url = httpx.URL(href)
         if url.is_relative_url:
             return href
-        if (url.scheme, url.host, url.port) != (self.http.base_url.scheme, self.http.base_url.host, self.http.base_url.port):
+        if (url.scheme, url.host, url.port) != (
+            self.http.base_url.scheme,
+            self.http.base_url.host,
+            self.http.base_url.port,
+        ):
             raise ledger.PlatformError("Prolific's next-page link points at another host; not followed")
         return url.raw_path.decode()
 
@@ -181,10 +189,17 @@ class ProlificClient(PlatformClient):
                 continue
             planned.append(
                 self._plan(
-                    study=listing.study, action=LedgerEntry.Action.APPROVE, key=f"approve:{submission.id}",
-                    user=user, method="POST", path=f"/api/v1/submissions/{submission.id}/transition/",
-                    body={"action": "APPROVE"}, listing=listing, worker=submission.assignment.worker,
-                    assignment=submission.assignment, target=submission.id,
+                    study=listing.study,
+                    action=LedgerEntry.Action.APPROVE,
+                    key=f"approve:{submission.id}",
+                    user=user,
+                    method="POST",
+                    path=f"/api/v1/submissions/{submission.id}/transition/",
+                    body={"action": "APPROVE"},
+                    listing=listing,
+                    worker=submission.assignment.worker,
+                    assignment=submission.assignment,
+                    target=submission.id,
                 )  # fmt: skip
             )
         return planned, unmatched
@@ -228,11 +243,17 @@ class ProlificClient(PlatformClient):
         body_text = f"{subject}\n\n{message}" if subject else message
         return [
             self._plan(
-                study=listing.study, action=LedgerEntry.Action.NOTIFY,
-                key=f"notify:{listing.external_id}:{worker.external_id}:{_digest(body_text)}", user=user,
-                method="POST", path="/api/v1/messages/",
+                study=listing.study,
+                action=LedgerEntry.Action.NOTIFY,
+                key=f"notify:{listing.external_id}:{worker.external_id}:{_digest(body_text)}",
+                user=user,
+                method="POST",
+                path="/api/v1/messages/",
                 body={"recipient_id": worker.external_id, "study_id": listing.external_id, "body": body_text},
-                listing=listing, worker=worker, reason=body_text, target=worker.external_id,
+                listing=listing,
+                worker=worker,
+                reason=body_text,
+                target=worker.external_id,
             )  # fmt: skip
             for worker in workers
         ]
@@ -286,7 +307,9 @@ class ProlificClient(PlatformClient):
         except ValueError:
             answer = {"text": response.text[:2000]}
         if response.status_code >= 400:
-            raise ledger.PlatformError(f"Prolific answered {response.status_code}: {_problem(answer)}", answer)
+            raise ledger.PlatformError(
+                f"Prolific answered {response.status_code}: {_problem(answer)}", answer
+            )
         return answer
 
 

@@ -38,7 +38,7 @@ class Refused(Exception):
 
 
 class ProlificServer:
-    def __init__(self, token="test-token"):
+    def __init__(self, token):
         self.token = token
         self.studies, self.submissions, self.bonus_setups = {}, {}, {}
         self.payments, self.messages, self.requests = [], [], []
@@ -83,19 +83,24 @@ class ProlificServer:
         missing = [name for name in STUDY_FIELDS if name not in body]
         if missing:
             raise Refused(400, "Bad request", {name: ["This field is required."] for name in missing})
-        if body.get("prolific_id_option") == "url_parameters" and "{{%PROLIFIC_PID%}}" not in body[
-            "external_study_url"
-        ]:
+        if (
+            body.get("prolific_id_option") == "url_parameters"
+            and "{{%PROLIFIC_PID%}}" not in body["external_study_url"]
+        ):
             raise Refused(400, "Bad request", {"external_study_url": ["Must contain {{%PROLIFIC_PID%}}."]})
         for name in ("reward", "estimated_completion_time", "total_available_places"):
             if not isinstance(body[name], int) or body[name] < 1:
                 raise Refused(400, "Bad request", {name: ["A positive integer is required."]})
         codes = body["completion_codes"]
         if not codes or not all({"code", "code_type", "actions"} <= set(code) for code in codes):
-            raise Refused(400, "Bad request", {"completion_codes": ["Each code needs code, code_type, actions."]})
+            raise Refused(
+                400, "Bad request", {"completion_codes": ["Each code needs code, code_type, actions."]}
+            )
         for rule in body.get("filters", []):
             if not isinstance(rule.get("selected_values"), list) or "filter_id" not in rule:
-                raise Refused(400, "Bad request", {"filters": ["filter_id and selected_values are required."]})
+                raise Refused(
+                    400, "Bad request", {"filters": ["filter_id and selected_values are required."]}
+                )
         study = {**body, "id": _id(), "status": "UNPUBLISHED"}
         self.studies[study["id"]] = study
         return 201, study
@@ -125,7 +130,9 @@ class ProlificServer:
             raise Refused(400, "Bad request", {"action": ["Must be APPROVE or REJECT."]})
         if action == "REJECT":
             if len(body.get("message") or "") < 100:
-                raise Refused(400, "Bad request", {"message": ["Ensure this field has at least 100 characters."]})
+                raise Refused(
+                    400, "Bad request", {"message": ["Ensure this field has at least 100 characters."]}
+                )
             if body.get("rejection_category") not in REJECTION_CATEGORIES:
                 raise Refused(400, "Bad request", {"rejection_category": ["Not a valid choice."]})
         if submission["status"] == target:
@@ -189,7 +196,10 @@ class ProlificServer:
                         try:
                             status, answer = server.handle(method, parts.path, parse_qs(parts.query), body)
                         except Refused as refusal:
-                            status, answer = refusal.status, _error(refusal.status, refusal.title, refusal.detail)
+                            status, answer = (
+                                refusal.status,
+                                _error(refusal.status, refusal.title, refusal.detail),
+                            )
                 data = json.dumps(answer).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

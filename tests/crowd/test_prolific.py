@@ -109,12 +109,16 @@ def test_a_listing_is_a_draft_study_with_the_join_link_reward_and_lists(
     assert listing.reward == Decimal("5.00") and listing.places == 30
     study.refresh_from_db()
     code = prolific_study["completion_codes"][0]["code"]
-    assert study.config["prolific_completion_url"] == f"https://app.prolific.com/submissions/complete?cc={code}"
+    assert (
+        study.config["prolific_completion_url"] == f"https://app.prolific.com/submissions/complete?cc={code}"
+    )
 
 
 def test_the_token_is_sent_as_prolific_asks_and_a_wrong_one_is_a_failed_row(study, researcher, server):
     wrong = prolific.ProlificClient(base_url=server.url, token="not-the-token")
-    entry, _ = wrong.plan_listing(study, user=researcher, name="main", places=5, reward=Decimal(5), minutes=20)
+    entry, _ = wrong.plan_listing(
+        study, user=researcher, name="main", places=5, reward=Decimal(5), minutes=20
+    )
     assert send([entry], researcher, wrong)["failed"] == 1
     entry.refresh_from_db()
     assert entry.status == LedgerEntry.Status.FAILED
@@ -131,7 +135,9 @@ def test_publish_transitions_the_draft(study, researcher, client, server):
     assert server.studies[listing.external_id]["status"] == "ACTIVE" and listing.status == "ACTIVE"
 
 
-def test_approvals_only_for_work_submitted_here_over_several_pages(study, researcher, client, server, monkeypatch):
+def test_approvals_only_for_work_submitted_here_over_several_pages(
+    study, researcher, client, server, monkeypatch
+):
     monkeypatch.setattr(prolific, "PAGE_SIZE", 2)
     _, listing = made_listing(study, researcher, client)
     done = submitted(study, "PID-A")
@@ -140,7 +146,9 @@ def test_approvals_only_for_work_submitted_here_over_several_pages(study, resear
         study=study, document=study.documents.last(), worker=Worker.objects.create(platform="prolific",
         external_id="PID-C"), status=Assignment.Status.IN_PROGRESS,
     )  # fmt: skip
-    ids = {pid: server.add_submission(listing.external_id, pid) for pid in ("PID-A", "PID-B", "PID-C", "PID-X")}
+    ids = {
+        pid: server.add_submission(listing.external_id, pid) for pid in ("PID-A", "PID-B", "PID-C", "PID-X")
+    }
     server.add_submission(listing.external_id, "PID-OLD", status="APPROVED")
 
     planned, unmatched = client.plan_approvals(listing, user=researcher)
@@ -186,7 +194,9 @@ def test_pay_rule_bonuses_are_paid_once_however_often_send_is_pressed(study, res
 
     rows = bonuses.plan_bonuses(listing, user=researcher, client=client)
     assert [created for _, created in rows] == [True, True]
-    assert [created for _, created in bonuses.plan_bonuses(listing, user=researcher, client=client)] == [False] * 2
+    assert [created for _, created in bonuses.plan_bonuses(listing, user=researcher, client=client)] == [
+        False
+    ] * 2
     entries = [entry for entry, _ in rows]
     assert ledger.preview(entries)["money"] == {"GBP": Decimal("5.00")}
     assert send(entries, researcher, client)["sent"] == 2
@@ -201,7 +211,9 @@ def test_a_failed_payment_keeps_prolifics_answer_and_can_be_sent_again(study, re
     server.add_submission(listing.external_id, "PID-1")
     entry, _ = client.plan_bonus(listing, Worker.objects.create(platform="prolific", external_id="PID-1"),
                                  user=researcher, amount=Decimal("1.20"), reason="Thanks", rule="manual")  # fmt: skip
-    server.fail_next.append((503, {"error": {"status": 503, "title": "Service unavailable", "detail": "later"}}))
+    server.fail_next.append(
+        (503, {"error": {"status": 503, "title": "Service unavailable", "detail": "later"}})
+    )
     assert send([entry], researcher, client)["failed"] == 1
     entry.refresh_from_db()
     assert entry.error == "Prolific answered 503: Service unavailable later" and server.payments == []
@@ -223,11 +235,15 @@ def test_messages_one_row_per_worker_and_text(study, researcher, client, server)
 def test_analysts_may_not_plan_anything(study, researcher, other_researcher, client, server):
     StudyMembership.objects.create(study=study, user=other_researcher, role=StudyMembership.Role.ANALYST)
     with pytest.raises(PermissionDenied):
-        client.plan_listing(study, user=other_researcher, name="main", places=5, reward=Decimal(5), minutes=20)
+        client.plan_listing(
+            study, user=other_researcher, name="main", places=5, reward=Decimal(5), minutes=20
+        )
     assert LedgerEntry.objects.count() == 0 and server.requests == []
 
 
-def test_no_token_no_client_and_the_token_is_never_logged(study, researcher, server, monkeypatch, settings, caplog):
+def test_no_token_no_client_and_the_token_is_never_logged(
+    study, researcher, server, monkeypatch, settings, caplog
+):
     monkeypatch.delenv(prolific.TOKEN_ENV, raising=False)
     with pytest.raises(LookupError, match="PROLIFIC_API_TOKEN"):
         prolific.client_from_env()
@@ -235,7 +251,9 @@ def test_no_token_no_client_and_the_token_is_never_logged(study, researcher, ser
     settings.PROLIFIC_API_URL = server.url
     client = prolific.client_from_env()
     caplog.set_level(logging.DEBUG)
-    entry, _ = client.plan_listing(study, user=researcher, name="main", places=5, reward=Decimal(5), minutes=20)
+    entry, _ = client.plan_listing(
+        study, user=researcher, name="main", places=5, reward=Decimal(5), minutes=20
+    )
     send([entry], researcher, client)
     assert Listing.objects.count() == 1
     assert TOKEN not in caplog.text and TOKEN not in str(list(LedgerEntry.objects.values()))
@@ -243,7 +261,9 @@ def test_no_token_no_client_and_the_token_is_never_logged(study, researcher, ser
 
 def test_an_unreachable_prolific_is_a_failed_row(study, researcher):
     client = prolific.ProlificClient(base_url="http://127.0.0.1:9", token=TOKEN)
-    entry, _ = client.plan_listing(study, user=researcher, name="main", places=5, reward=Decimal(5), minutes=20)
+    entry, _ = client.plan_listing(
+        study, user=researcher, name="main", places=5, reward=Decimal(5), minutes=20
+    )
     assert send([entry], researcher, client)["failed"] == 1
     entry.refresh_from_db()
     assert entry.error.startswith("Prolific could not be reached")
@@ -251,6 +271,8 @@ def test_an_unreachable_prolific_is_a_failed_row(study, researcher):
 
 def test_a_next_page_on_another_host_is_not_followed(study, researcher, client, server, monkeypatch):
     _, listing = made_listing(study, researcher, client)
-    server.fail_next.append((200, {"results": [], "_links": {"next": {"href": "https://elsewhere.example/x"}}}))
+    server.fail_next.append(
+        (200, {"results": [], "_links": {"next": {"href": "https://elsewhere.example/x"}}})
+    )
     with pytest.raises(ledger.PlatformError, match="another host"):
         client.submissions(listing)

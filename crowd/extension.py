@@ -4,6 +4,7 @@ from accounts.policy import ModelRule
 from studies.extensions import Extension
 
 from . import workforce
+from .mturk import check_mturk
 from .pay import check_pay
 
 
@@ -20,7 +21,7 @@ class CrowdExtension(Extension):
         ),
     }
     researcher_models = ("crowd.listing", "crowd.ledgerentry")
-    config_options = {"pay": check_pay}
+    config_options = {"pay": check_pay, "mturk": check_mturk}
     report_key = "workforce"
     report_template = "crowd/report_section.html"
 

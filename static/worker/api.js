@@ -52,6 +52,7 @@ export class SaveQueue {
     this.api = api;
     this.handlers = handlers;
     this.ops = this.load();
+    this.shared = new Map();
     this.running = false;
     this.stopped = false;
     this.wake = null;
@@ -81,9 +82,21 @@ export class SaveQueue {
     return this.ops.length;
   }
 
+  /**
+   * An operation every page's queue takes, added by a shared module (the
+   * worker's feedback, feedback.js) rather than by the page: its own route
+   * and callbacks, so the page's onSaved and onRejected never see it, and
+   * beforeSubmit(), called when a submit is queued, so that what the module
+   * still holds back goes out before the submit. Call it before run().
+   */
+  share(kind, { route, onSaved, onRejected, beforeSubmit = () => {} }) {
+    this.shared.set(kind, { route, onSaved, onRejected, beforeSubmit });
+  }
+
   /** op: {kind: "add"|"remove"|"move"|"submit", body}. */
   push(op) {
     if (this.stopped) return;
+    if (op.kind === "submit") for (const shared of this.shared.values()) shared.beforeSubmit();
     this.ops.push(op);
     this.persist();
     this.run();
@@ -104,7 +117,8 @@ export class SaveQueue {
   }
 
   request(op) {
-    const route = op.kind === "submit" ? () => requestJSON("POST", this.api.submit, {}) : this.routes()[op.kind];
+    const route =
+      op.kind === "submit" ? () => requestJSON("POST", this.api.submit, {}) : (this.shared.get(op.kind)?.route ?? this.routes()[op.kind]);
     if (!route) return Promise.resolve({ status: 400, data: { error: `unknown operation ${op.kind}` } });
     return route(op.body, this.api);
   }
@@ -150,8 +164,9 @@ export class SaveQueue {
       this.ops.shift();
       this.persist();
       const gone = result.status === 404 && op.kind === "remove";
-      if (result.status < 300 || gone) this.handlers.onSaved(op, result.data);
-      else this.handlers.onRejected(op, errorMessage(result));
+      const handlers = this.shared.get(op.kind) ?? this.handlers;
+      if (result.status < 300 || gone) handlers.onSaved(op, result.data);
+      else handlers.onRejected(op, errorMessage(result));
     }
     this.running = false;
     if (!this.ops.length) this.handlers.onIdle();

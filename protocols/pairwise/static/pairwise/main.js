@@ -5,6 +5,7 @@
  */
 
 import { renderClosed } from "../worker/closed.js";
+import { attachFeedback } from "../worker/feedback.js";
 import { startUnitPage, unitNavigation, unitStrip } from "../worker/units.js";
 import { answerPageSaving } from "../worker/saving.js";
 import { attachKeyboard } from "./keyboard.js";
@@ -61,6 +62,7 @@ function render() {
   els.submit.disabled = !state.allComplete || state.submitting;
   els.submit.textContent = state.submitting ? "Submitting…" : "Submit";
   renderClosed(state, els, data.api.done);
+  feedback.render();
   if (state.notYetOpen) {
     // Not an error: a retest block waits for its date.
     els.banner.className = "notice";
@@ -77,6 +79,7 @@ function formatDate(date) {
 
 const saving = answerPageSaving({ state, els, render, say, api: data.api, queue: () => queue });
 const queue = new PairwiseQueue(data.token, data.api, saving.callbacks);
+const feedback = attachFeedback(queue, state);
 const nav = unitNavigation({ state, els, queue: () => queue, render, say });
 
 // --- the worker's actions -----------------------------------------------------------

@@ -14,6 +14,7 @@ import { answerPageSaving } from "../worker/saving.js";
 import { reportActivity } from "../worker/api.js";
 import { startActivityClock } from "../worker/activity.js";
 import { fill } from "../worker/dom.js";
+import { attachFeedback } from "../worker/feedback.js";
 import { renderClosed } from "../worker/closed.js";
 import { inputContent } from "./input.js";
 import { buildItems } from "./items.js";
@@ -62,6 +63,7 @@ function render() {
   els.submit.textContent = state.submitting ? "Submitting…" : "Submit";
   els.nextOpen.hidden = state.allAnswered;
   renderClosed(state, els, data.api.done);
+  feedback.render();
 }
 
 // --- emphasis: the spans of the card under the mouse or holding the focus ---------------
@@ -123,6 +125,7 @@ const saving = answerPageSaving({
   afterSubmit: () => window.scrollTo({ top: 0 }),
 });
 const queue = new ReviewQueue(data.token, data.api, saving.callbacks);
+const feedback = attachFeedback(queue, state);
 
 // --- the reviewer's actions -----------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 import { handOff, sharedQueueCallbacks } from "../worker/saving.js";
 import { fetchState, reportActivity } from "../worker/api.js";
 import { startActivityClock } from "../worker/activity.js";
+import { attachFeedback } from "../worker/feedback.js";
 import { attachCue } from "./cue.js";
 import { buildCategories, renderClosed, renderList, renderNav, renderPending } from "./panels.js";
 import { attachKeyboard } from "./keyboard.js";
@@ -47,6 +48,7 @@ function render() {
   renderNav(state, els);
   renderClosed(state, els, data.api.done);
   questionPanel.update(queue.savingAnswers);
+  feedback.render();
 }
 
 function say(message, { error = false } = {}) {
@@ -88,6 +90,8 @@ const queue = new SpanQueue(data.token, data.api, {
   },
   ...sharedQueueCallbacks({ state, els, render, resync, renderWhenIdle: false }),
 });
+// The note to the researchers sits next to Submit: on the last segment.
+const feedback = attachFeedback(queue, state, { isShown: () => state.current >= state.lastIndex || state.readOnly });
 
 /** Show what this tab did but the server has not stored yet (after a reload). */
 function replay(ops) {

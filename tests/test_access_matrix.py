@@ -269,6 +269,8 @@ def url_kwargs(world, name, pattern):
             values[argument] = world.s.pk
         elif argument == "run_id":
             values[argument] = _evaluator_run(world).pk
+        elif argument == "listing_id":
+            values[argument] = _ledger_entry(world).listing.pk
         elif argument == "report_id":
             values[argument] = Report.objects.get(study=world.s).pk
         elif argument == "export_id":
@@ -421,6 +423,7 @@ WATCHED_APPS = (
     "authtoken",
     "auth",
     "evaluators",
+    "crowd",
     *(config.label for config in apps.get_app_configs() if config.name.startswith("protocols.")),
 )
 

@@ -12,9 +12,10 @@ class CrowdConfig(AppConfig):
     def ready(self):
         from studies import extensions
 
-        from . import platforms, prolific
+        from . import mturk, platforms, prolific
         from .extension import EXTENSION
         from .models import Platform
 
         extensions.register(EXTENSION)
         platforms.register(Platform.PROLIFIC, prolific.client_from_env)
+        platforms.register(Platform.MTURK, mturk.client_from_env)

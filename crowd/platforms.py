@@ -29,10 +29,10 @@ class Submission:
 class PlatformClient:
     platform = ""
 
-    def plan_listing(self, study, *, user, name, places, reward, minutes, sandbox=False):
+    def plan_listing(self, study, *, user, name, places, reward, minutes, sandbox=None):
         """Plan the creation of the platform's study or HIT for `study` (action create).
 
-        `name` tells listings of one study apart ("main", "qualification") and
+        `sandbox` None means the marketplace the client was made for. `name` tells listings of one study apart ("main", "qualification") and
         is part of the idempotency key; `reward` is a Decimal in the study's
         currency per place, `minutes` the estimated completion time. The
         platform's own requirements come from the study's config.

@@ -3,6 +3,7 @@
 from django.urls import reverse
 
 from annotations.models import Assignment
+from annotations.services.rounds import round_next, round_progress
 from qualification.models import QualificationResult
 from studies.config import safe_http_url
 
@@ -25,10 +26,14 @@ def task_assignment(token):
 
 
 def completion_data(assignment):
-    """What the page needs after submit: the code, and where the platform wants the worker."""
+    """What the page needs after submit: the code, and where the platform wants the worker
+    (or, within a qualification round, `next`: the candidate's next document)."""
     if assignment.status != Assignment.Status.SUBMITTED:
         return None
-    data = {"code": assignment.completion_code, "redirect_url": None, "mturk": None, "retest": None}
+    data = {"code": assignment.completion_code, **dict.fromkeys(("next", "redirect_url", "mturk", "retest"))}
+    if (next_url := next_document_url(assignment)) is not None:
+        # A qualification round goes on: no code before its last document, and the page moves on.
+        return {**data, "code": None, "next": next_url}
     ids = assignment.platform_ids or {}
     if assignment.worker.platform == "prolific":
         # Checked again here: a row stored before config was checked must not become a javascript: link.
@@ -45,6 +50,18 @@ def completion_data(assignment):
             "url": reverse("task-instructions", args=[retest.token]),
         }
     return data
+
+
+def next_document_url(assignment):
+    """Where a candidate goes after submitting a document of a qualification round that goes on, or None."""
+    following = round_next(assignment)
+    return None if following is None else reverse("task-annotate", args=[following.token])
+
+
+def task_progress(assignment):
+    """'Text 1 of 2' of a qualification round taken as one task, else None."""
+    progress = round_progress(assignment)
+    return None if progress is None else {"position": progress[0], "total": progress[1]}
 
 
 def task_urls(token):

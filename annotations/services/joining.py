@@ -45,10 +45,15 @@ def assignments_release_stale(*, study, now=None):
     """Release joined assignments idle for longer than the study allows.
 
     Their saved annotations stay; the document becomes free for someone else.
-    Assignments handed out by a researcher (task links) are never released.
+    Assignments handed out by a researcher (task links) and qualification
+    documents are never released.
     """
     cutoff = (now or timezone.now()) - release_after(study)
-    idle = Assignment.objects.filter(study=study, joined=True, status__in=OPEN_STATUSES)
+    # Not a qualification round's documents: every candidate gets each of them, so releasing one
+    # frees nothing and would leave the candidate's one task unfinishable.
+    idle = Assignment.objects.filter(study=study, joined=True, status__in=OPEN_STATUSES).exclude(
+        kind=Assignment.Kind.QUALIFICATION
+    )
     return idle.filter(last_activity_at__lt=cutoff).update(status=Assignment.Status.RELEASED) + idle.filter(
         last_activity_at__isnull=True, created_at__lt=cutoff
     ).update(status=Assignment.Status.RELEASED)
@@ -96,6 +101,9 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
     mine = Assignment.objects.filter(study=study, worker=worker, kind=kind)
     current = mine.filter(status__in=OPEN_STATUSES).order_by("created_at").first()
     if current is not None:
+        if round_ and set(resume_tokens) & set(mine.values_list("token", flat=True)):
+            # A round is one task: the browser given its first document may come back to the next.
+            resume_tokens = {*resume_tokens, current.token}
         return _resumed(current, platform_ids, resume_tokens)
     if kind == Assignment.Kind.MAIN:
         _refuse_by_worker_rules(study, worker)
@@ -202,7 +210,8 @@ def _next_main_document(study, had, design=None, arm=""):
 
 
 def _next_qualification_document(study, had):
-    """A qualification round gives every candidate each qualification document, in order."""
+    """A qualification round gives every candidate each qualification document, in order:
+    the first at join, each next one when they submit the one before (services.rounds)."""
     for document_id in (
         study.documents.filter(kind=Document.Kind.QUALIFICATION)
         .order_by("position", "id")

@@ -22,6 +22,7 @@ from studies import protocols
 from studies.spans import is_whole_number
 
 from .blocks import retest_schedule
+from .rounds import in_round, round_completion_code, round_continue
 
 MAX_ACTIVITY_STEP = 120  # seconds one activity report may add
 ACTIVITY_SLACK_SECONDS = 5  # how early a report may arrive (network jitter, a late tick)
@@ -99,7 +100,11 @@ def new_completion_code():
 
 @transaction.atomic
 def assignment_submit(*, assignment):
-    """Submit the assignment once all segments are done; submitting again changes nothing."""
+    """Submit the assignment once all segments are done; submitting again changes nothing.
+
+    In a qualification round the candidate's next document is created here, and
+    every document of the round gets the same completion code (services.rounds).
+    """
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if locked.status == Assignment.Status.SUBMITTED:
         return locked
@@ -109,9 +114,10 @@ def assignment_submit(*, assignment):
         raise TaskInputError(missing)
     locked.status = Assignment.Status.SUBMITTED
     locked.submitted_at = timezone.now()
-    locked.completion_code = new_completion_code()
+    locked.completion_code = (in_round(locked) and round_completion_code(locked)) or new_completion_code()
     locked.save(update_fields=["status", "submitted_at", "completion_code"])
     # Receivers (the qualification workflow scores work against gold) run in this transaction.
     assignment_submitted.send(sender=Assignment, assignment=locked)
     retest_schedule(assignment=locked)
+    round_continue(assignment=locked)
     return locked

@@ -1,7 +1,7 @@
 """The worker's pages: instructions, the annotation page, completion."""
 
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET
@@ -41,12 +41,16 @@ def instructions(request, token):
 @ensure_csrf_cookie
 def annotate(request, token):
     assignment = _assignment_or_404(token)
+    if (next_url := selectors.next_document_url(assignment)) is not None:
+        return redirect(next_url)  # a reload resumes the round
     return protocols.of(assignment.study).page(request, assignment)
 
 
 @require_GET
 def done(request, token):
     assignment = _assignment_or_404(token)
+    if (next_url := selectors.next_document_url(assignment)) is not None:
+        return redirect(next_url)  # no code before the round's last document
     return render(
         request,
         "annotations/task_done.html",

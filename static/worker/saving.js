@@ -10,8 +10,14 @@ import { safeHttpUrl } from "./dom.js";
 const REDIRECT_DELAY_MS = 3000;
 
 /** Prolific wants the worker back on its completion URL: go there after a moment
- * to read the code (the link stays on the page should the redirect be blocked). */
+ * to read the code (the link stays on the page should the redirect be blocked).
+ * A qualification round taken as one task goes straight on to its next document. */
 export function handOff(completion) {
+  const next = completion?.next ? safeHttpUrl(completion.next) : null;
+  if (next) {
+    window.location.assign(next);
+    return;
+  }
   const target = completion?.redirect_url ? safeHttpUrl(completion.redirect_url) : null;
   if (target) setTimeout(() => window.location.assign(target), REDIRECT_DELAY_MS);
 }

@@ -23,7 +23,7 @@ from qualification.models import Qualification, QualificationResult
 from . import ledger
 from .models import LedgerEntry, Listing, Platform
 from .mturk_hit import check_mturk, hit_request, mturk_options, qualification_name, usd
-from .platforms import PlatformClient, Submission
+from .platforms import PlatformClient, Submission, approvable
 
 __all__ = ["MTurkClient", "check_mturk", "client_from_env", "request_token"]
 
@@ -122,28 +122,15 @@ class MTurkClient(PlatformClient):
 
     def plan_approvals(self, listing, *, user):
         ledger.require_manager(user, listing.study)  # before reading the platform on their behalf
-        planned, unmatched = [], []
-        for submission in self.submissions(listing):
-            if not submission.awaiting_review:
-                continue
-            if submission.assignment is None:
-                unmatched.append(submission)
-                continue
-            if self._rejection_planned(submission.id):
-                continue  # the researcher decided otherwise for this one
+        matched, unmatched = approvable(self.submissions(listing), platform=self.platform)
+        planned = []
+        for submission in matched:
             planned.append(self._plan(
                 listing.study, Action.APPROVE, self._key("approve", submission.id), user, listing=listing,
                 worker=submission.assignment.worker, assignment=submission.assignment, target=submission.id,
                 request={"AssignmentId": submission.id},
             ))  # fmt: skip
         return planned, unmatched
-
-    def _rejection_planned(self, assignment_id):
-        return (
-            LedgerEntry.objects.filter(key=self._key("reject", assignment_id))
-            .exclude(status=LedgerEntry.Status.CANCELLED)
-            .exists()
-        )
 
     def plan_rejection(self, listing, submission, *, user, reason):
         """Reject one submission; Mechanical Turk shows `reason` to the worker and it counts against them."""

@@ -11,7 +11,7 @@ straight to the platform.
 
 from dataclasses import dataclass
 
-from .models import Platform
+from .models import LedgerEntry, Platform
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,21 @@ class PlatformClient:
     def perform(self, entry):
         """Send one ledger entry; return the platform's answer (a JSON-able dict) or raise PlatformError."""
         raise NotImplementedError
+
+
+def approvable(submissions, *, platform):
+    """(to approve, unmatched): submissions awaiting review that match work submitted here and
+    have no rejection planned (the researcher decided otherwise for those), and the unmatched ones."""
+    submissions = [submission for submission in submissions if submission.awaiting_review]
+    rejected = set(
+        LedgerEntry.objects.filter(
+            platform=platform, action=LedgerEntry.Action.REJECT, target__in=[s.id for s in submissions]
+        )
+        .exclude(status=LedgerEntry.Status.CANCELLED)
+        .values_list("target", flat=True)
+    )
+    matched = [s for s in submissions if s.assignment is not None and s.id not in rejected]
+    return matched, [s for s in submissions if s.assignment is None]
 
 
 _factories = {}

@@ -31,7 +31,7 @@ from django.conf import settings
 from . import ledger, listings
 from .models import LedgerEntry, Listing, Platform
 from .pay import pay_of
-from .platforms import PlatformClient, Submission
+from .platforms import PlatformClient, Submission, approvable
 
 TOKEN_ENV = "PROLIFIC_API_TOKEN"  # noqa: S105 (the variable's name, not a token)
 COMPLETE_URL = "https://app.prolific.com/submissions/complete?cc={code}"
@@ -180,13 +180,10 @@ class ProlificClient(PlatformClient):
         return url.raw_path.decode()
 
     def plan_approvals(self, listing, *, user):
-        planned, unmatched = [], []
-        for submission in self.submissions(listing):
-            if not submission.awaiting_review:
-                continue
-            if submission.assignment is None:
-                unmatched.append(submission)
-                continue
+        ledger.require_manager(user, listing.study)  # before reading the platform on their behalf
+        matched, unmatched = approvable(self.submissions(listing), platform=self.platform)
+        planned = []
+        for submission in matched:
             planned.append(
                 self._plan(
                     study=listing.study,

@@ -276,3 +276,14 @@ def test_a_next_page_on_another_host_is_not_followed(study, researcher, client, 
     )
     with pytest.raises(ledger.PlatformError, match="another host"):
         client.submissions(listing)
+
+
+def test_a_submission_with_a_rejection_planned_is_not_approved(study, researcher, client, server):
+    _, listing = made_listing(study, researcher, client)
+    for pid in ("PID-A", "PID-B"):
+        submitted(study, pid)
+        server.add_submission(listing.external_id, pid)
+    rejected = next(s for s in client.submissions(listing) if s.worker_id == "PID-B")
+    client.plan_rejection(listing, rejected, user=researcher, reason=LONG_REASON)
+    planned, unmatched = client.plan_approvals(listing, user=researcher)
+    assert [entry.worker.external_id for entry, _ in planned] == ["PID-A"] and unmatched == []

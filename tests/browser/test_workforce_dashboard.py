@@ -18,7 +18,9 @@ def test_researcher_sees_who_is_under_the_target_and_downloads_the_csv(page, liv
         documents=2, researcher=researcher, title="Pay check <b>study</b>",
         config={"pay": {"reward": 2.0, "currency": "GBP", "target_hourly": 12.0}},
     )  # fmt: skip
-    fast, slow = (Worker.objects.create(platform="prolific", external_id=pid) for pid in ("PID-FAST", "PID-SLOW"))
+    fast, slow = (
+        Worker.objects.create(platform="prolific", external_id=pid) for pid in ("PID-FAST", "PID-SLOW")
+    )
     for worker, seconds in ((fast, 300), (slow, 1800)):
         Assignment.objects.create(
             study=study, document=study.documents.first(), worker=worker, active_seconds=seconds,

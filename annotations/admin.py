@@ -56,6 +56,7 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
         "last_activity_at",
         "submitted_at",
         "active_seconds",
+        "worker_feedback",
         "completion_code",
         "platform_ids",
     ]
@@ -73,6 +74,7 @@ class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
         "last_activity_at",
         "submitted_at",
         "active_seconds",
+        "worker_feedback",
         "platform_ids",
     ]
 

@@ -138,6 +138,9 @@ def assignment_record(assignment, who):
         record["submitted_at"] = assignment.submitted_at.isoformat()
     if assignment.arm:
         record["arm"] = assignment.arm
+    # Left out when empty, so a bundle from before feedback existed exports unchanged.
+    if assignment.worker_feedback:
+        record["feedback"] = assignment.worker_feedback
     return record
 
 

@@ -5,16 +5,19 @@ import re
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import Worker
-from annotations.models import Assignment
+from annotations.models import WORKER_FEEDBACK_MAX_CHARS, Assignment
 
 from .fields import is_int
 
-HEADER_FIELDS = {"annotator", "platform", "kind", "block", "active_seconds", "submitted_at", "arm"}
+HEADER_FIELDS = {
+    "annotator", "platform", "kind", "block", "active_seconds", "submitted_at", "arm", "feedback",
+}  # fmt: skip
 ARM = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 
 
 def check_header(value, file, line, problems):
-    """The fields every assignment line has: annotator, platform, kind, block, time.
+    """The fields every assignment line has: annotator, platform, kind, block, time,
+    and the arm and the worker's feedback when there are any.
 
     Returns them as a dict for AssignmentSpec, or None when one is wrong.
     """
@@ -58,10 +61,19 @@ def check_header(value, file, line, problems):
             file, line, f"'arm' must be a lower-case name such as suggestions or control, not {arm!r}"
         )
         ok = False
+    feedback = value.get("feedback", "")
+    if not isinstance(feedback, str):
+        problems.add(file, line, "'feedback' must be text (what the worker wrote to the researchers)")
+        ok = False
+    elif len(feedback) > WORKER_FEEDBACK_MAX_CHARS:
+        problems.add(file, line, f"'feedback' is {len(feedback):,} characters long; at most "
+                                 f"{WORKER_FEEDBACK_MAX_CHARS:,} fit")  # fmt: skip
+        ok = False
     if not ok:
         return None
     return {"annotator": annotator, "platform": platform, "kind": kind, "block": block,
-            "active_seconds": active_seconds, "submitted_at": submitted_at, "arm": arm}  # fmt: skip
+            "active_seconds": active_seconds, "submitted_at": submitted_at, "arm": arm,
+            "feedback": feedback}  # fmt: skip
 
 
 def unique_block_lines(records, problems, check_line):

@@ -96,6 +96,7 @@ class AssignmentSpec:
     active_seconds: int = 0
     submitted_at: str | None = None
     arm: str = ""  # the randomised arm (assisted studies), or ""
+    feedback: str = ""  # what the worker wrote to the researchers, or ""
     annotations: list = field(default_factory=list)
     ratings: list = field(default_factory=list)  # [(document external id, score)]
     judgments: list = field(default_factory=list)  # [{"documents", "best", "worst", "value"}]

@@ -64,6 +64,7 @@ def submitted_assignments(study, assignments, workers, document_ids, items_of=No
                 submitted_at=aware(spec.submitted_at),
                 items=items_of(spec) if items_of is not None else [],
                 arm=getattr(spec, "arm", ""),
+                worker_feedback=getattr(spec, "feedback", ""),
             )  # fmt: skip
             for spec in assignments
         ],

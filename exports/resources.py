@@ -76,7 +76,7 @@ class AssignmentResource(ExportResource):
     class Meta:
         model = Assignment
         fields = ["id", "study", "document", "annotator", "kind", "block", "status", "current_segment",
-                  "started_at", "submitted_at", "active_seconds"]  # fmt: skip
+                  "started_at", "submitted_at", "active_seconds", "worker_feedback"]  # fmt: skip
         export_order = fields
 
     def dehydrate_annotator(self, assignment):

@@ -2,8 +2,11 @@
 
 What a row is belongs to the study's protocol (Protocol.export_columns and
 export_rows: a span, a rating, a judgment, an answer); only submitted
-assignments are exported. Worker identities are added at the end of a row for
-those who may see them (with_platform_ids).
+assignments are exported. After the protocol's columns comes the assignment's
+worker_feedback (the worker's note to the researchers, the same on each row of
+the assignment; every protocol's rows carry an "assignment" column to find it
+by). Worker identities are added at the end of a row for those who may see
+them (with_platform_ids).
 """
 
 import csv
@@ -16,11 +19,12 @@ from .spreadsheet import spreadsheet_safe
 
 CHUNK = 5000
 PLATFORM_COLUMNS = ["worker_platform", "worker_external_id"]
+FEEDBACK_COLUMN = "worker_feedback"
 
 
 def columns(with_platform_ids, study):
     platform = PLATFORM_COLUMNS if with_platform_ids else []
-    return [*protocols.of(study).export_columns(study), *platform]
+    return [*protocols.of(study).export_columns(study), FEEDBACK_COLUMN, *platform]
 
 
 def submitted_rows(model, study):
@@ -37,7 +41,15 @@ def annotation_rows(study, *, with_platform_ids=False):
 
     A protocol yields (row, (platform, external id)); the identity is kept only when asked.
     """
+    assignment_column = protocols.of(study).export_columns(study).index("assignment")
+    # Only the texts that exist: most workers write none, and one dict lookup per row is cheap.
+    feedback = dict(
+        Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
+        .exclude(worker_feedback="")
+        .values_list("pk", "worker_feedback")
+    )
     for row, identity in protocols.of(study).export_rows(study):
+        row = [*row, feedback.get(row[assignment_column], "")]
         yield [*row, *identity] if with_platform_ids else row
 
 

@@ -48,7 +48,8 @@ class AssignmentSerializer(serializers.ModelSerializer):
         model = Assignment
         fields = [
             "id", "study", "document", "annotator", "kind", "block", "arm", "status", "current_segment",
-            "started_at", "submitted_at", "active_seconds", *RESEARCHER_ONLY_FIELDS, *TASK_LINK_FIELDS,
+            "started_at", "submitted_at", "active_seconds", "worker_feedback", *RESEARCHER_ONLY_FIELDS,
+            *TASK_LINK_FIELDS,
         ]  # fmt: skip
         read_only_fields = [name for name in fields if name not in RESEARCHER_ONLY_FIELDS + TASK_LINK_FIELDS]
 

@@ -35,6 +35,7 @@ class PairwiseAssignmentSpec:
     active_seconds: int = 0
     submitted_at: str | None = None
     arm: str = ""
+    feedback: str = ""
     choices: list = field(default_factory=list)
 
 

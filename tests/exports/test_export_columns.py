@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bundles.services import study_import_bundle
-from exports.rows import PLATFORM_COLUMNS, csv_lines, jsonl_lines
+from exports.rows import FEEDBACK_COLUMN, PLATFORM_COLUMNS, csv_lines, jsonl_lines
 from protocols.rating.models import BestWorstJudgment, Rating
 from protocols.review.exports import REVIEW_COLUMNS
 from protocols.span.exports import COLUMNS
@@ -21,7 +21,7 @@ from tests.studies.test_rating_bundles import bws_lines, likert_lines
 
 pytestmark = pytest.mark.django_db
 
-FIXED = list(dict.fromkeys(COLUMNS + REVIEW_COLUMNS + PLATFORM_COLUMNS))
+FIXED = list(dict.fromkeys([*COLUMNS, *REVIEW_COLUMNS, FEEDBACK_COLUMN, *PLATFORM_COLUMNS]))
 COLLIDING_QUESTIONS = [{"key": name, "label": name, "kind": "text"} for name in FIXED]
 
 

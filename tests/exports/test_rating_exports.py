@@ -14,7 +14,7 @@ from annotations.models import Assignment
 from annotations.services.blocks import block_assignment_create
 from bundles.services import study_import_bundle
 from exports.models import Export
-from exports.rows import PLATFORM_COLUMNS, annotation_rows, row_count
+from exports.rows import FEEDBACK_COLUMN, PLATFORM_COLUMNS, annotation_rows, row_count
 from falte_site.celery import app as celery_app
 from protocols.rating.exports import BWS_COLUMNS, LIKERT_COLUMNS
 from protocols.rating.models import BestWorstJudgment, Rating
@@ -108,6 +108,7 @@ def expected_ratings(study, with_platform_ids):
                "annotator": annotator_pseudonym(study.pk, worker.pk), "assignment": assignment.pk,
                "kind": assignment.kind, "submitted_at": assignment.submitted_at.isoformat(),
                "active_seconds": assignment.active_seconds}  # fmt: skip
+        row[FEEDBACK_COLUMN] = assignment.worker_feedback
         if with_platform_ids:
             row |= {"worker_platform": worker.platform, "worker_external_id": worker.external_id}
         rows.append(row)
@@ -128,6 +129,7 @@ def expected_judgments(study, with_platform_ids):
                "worst_system": judgment.worst.system, "annotator": annotator_pseudonym(study.pk, worker.pk),
                "assignment": assignment.pk, "kind": assignment.kind,
                "submitted_at": assignment.submitted_at.isoformat(), "active_seconds": assignment.active_seconds}  # fmt: skip
+        row[FEEDBACK_COLUMN] = assignment.worker_feedback
         if with_platform_ids:
             row |= {"worker_platform": worker.platform, "worker_external_id": worker.external_id}
         rows.append(row)
@@ -153,7 +155,7 @@ def test_every_rating_and_judgment_appears_once_with_its_values(
     client.force_login({"analyst": analyst, "researcher": researcher}[role])
     header, rows = download(client, study, file_format)
     fixed = {"likert": LIKERT_COLUMNS, "bws": BWS_COLUMNS}[protocol]
-    assert header == fixed + (PLATFORM_COLUMNS if with_platform_ids else [])
+    assert header == [*fixed, FEEDBACK_COLUMN] + (PLATFORM_COLUMNS if with_platform_ids else [])
     expected = {"likert": expected_ratings, "bws": expected_judgments}[protocol](study, with_platform_ids)
     if file_format == "csv":
         expected = [as_csv(row) for row in expected]

@@ -11,7 +11,7 @@ from accounts.models import StudyMembership
 from accounts.pseudonyms import annotator_pseudonym
 from accounts.services import researcher_create
 from annotations.models import Assignment
-from exports.rows import PLATFORM_COLUMNS, annotation_rows, row_count
+from exports.rows import FEEDBACK_COLUMN, PLATFORM_COLUMNS, annotation_rows, row_count
 from protocols.pairwise.exports import COLUMNS
 from protocols.pairwise.models import PairwiseChoice
 from tests.pairwise.bundles import import_pairwise, pair_assignment
@@ -65,6 +65,7 @@ def expected_rows(study, with_platform_ids):
                "annotator": annotator_pseudonym(study.pk, worker.pk), "assignment": assignment.pk,
                "kind": assignment.kind, "submitted_at": assignment.submitted_at.isoformat() if assignment.submitted_at else "",
                "active_seconds": assignment.active_seconds}  # fmt: skip
+        row[FEEDBACK_COLUMN] = assignment.worker_feedback
         if with_platform_ids:
             row |= {"worker_platform": worker.platform, "worker_external_id": worker.external_id}
         rows.append(row)
@@ -83,7 +84,7 @@ def test_every_choice_appears_once_with_its_values(
     with_platform_ids = role == "researcher"
     client.force_login({"analyst": analyst, "researcher": researcher}[role])
     header, rows = download(client, study, file_format)
-    assert header == COLUMNS + (PLATFORM_COLUMNS if with_platform_ids else [])
+    assert header == [*COLUMNS, FEEDBACK_COLUMN] + (PLATFORM_COLUMNS if with_platform_ids else [])
     expected = expected_rows(study, with_platform_ids)
     if file_format == "csv":
         expected = [

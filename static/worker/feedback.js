@@ -26,8 +26,8 @@ export function attachFeedback(queue, state, { isShown = () => true } = {}) {
   const section = byId("worker-feedback");
   const area = byId("worker-feedback-text");
   const status = byId("worker-feedback-status");
-  const url = JSON.parse(byId("worker-feedback-url").textContent);
-  let saved = JSON.parse(byId("worker-feedback-saved").textContent);
+  const url = section.dataset.url;
+  let saved = area.defaultValue; // the stored text, as the server rendered it (escaped) into the box
   let timer = null;
   let problem = null;
 

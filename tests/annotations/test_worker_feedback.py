@@ -127,3 +127,15 @@ def test_the_page_needs_the_csrf_token(assignment):
     )
     assert response.status_code == 403
     assert feedback_of(assignment) == ""
+
+
+def test_the_page_renders_the_stored_text_escaped_in_the_box(client, assignment):
+    hostile = '\nstarts with a line break </textarea><script>alert("x")</script> &amp;'
+    Assignment.objects.filter(pk=assignment.pk).update(worker_feedback=hostile)
+    page = client.get(reverse("task-annotate", args=[assignment.token])).content.decode()
+    assert "Anything you want to tell the researchers? (optional)" in page
+    # The newline after the opening tag is the one HTML drops; the text's own first line break stays.
+    escaped = "\n\nstarts with a line break &lt;/textarea&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp;amp;"
+    assert escaped + "</textarea>" in page
+    assert '<script>alert("x")' not in page
+    assert f'data-url="{reverse("task-api-feedback", args=[assignment.token])}"' in page

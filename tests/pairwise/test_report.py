@@ -51,6 +51,9 @@ def test_the_report_is_the_metrics_of_the_submitted_choices(client, study):
     Assignment.objects.filter(pk=gold.pk).update(status=Assignment.Status.SUBMITTED)
 
     report = study_report_data(study)
+    # The crowd extension's part: people only (the expert's gold block is not there), the open block counted.
+    workforce = report.pop("workforce")
+    assert workforce["study"]["workers"] == 3 and workforce["study"]["open"] == 1
     expected = {"study": study.slug, "protocol": "pairwise", **pairwise_report(by_hand(study))}
     assert report == expected
     assert json.loads(json.dumps(report)) == report  # JSON-ready as it is

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bundles.services import study_import_bundle
-from exports.rows import PLATFORM_COLUMNS, csv_lines, jsonl_lines, row_count
+from exports.rows import FEEDBACK_COLUMN, PLATFORM_COLUMNS, csv_lines, jsonl_lines, row_count
 from protocols.span.exports import COLUMNS
 from tests.bundles import annotation
 from tests.exports.test_exports import download
@@ -35,7 +35,7 @@ def table(study, **options):
 def test_csv_has_a_column_per_question_after_the_span_columns(study):
     header = next(csv.reader(io.StringIO("".join(csv_lines(study, with_platform_ids=True)))))
 
-    assert header == [*COLUMNS, *DOCUMENT_COLUMNS, *PLATFORM_COLUMNS]
+    assert header == [*COLUMNS, *DOCUMENT_COLUMNS, FEEDBACK_COLUMN, *PLATFORM_COLUMNS]
 
 
 def test_every_row_of_an_assignment_repeats_its_answers(study):
@@ -55,7 +55,7 @@ def test_every_row_of_an_assignment_repeats_its_answers(study):
 def test_jsonl_has_the_same_columns_with_raw_values(study):
     lines = [json.loads(line) for line in "".join(jsonl_lines(study)).splitlines()]
 
-    assert all(list(line) == [*COLUMNS, *DOCUMENT_COLUMNS] for line in lines)
+    assert all(list(line) == [*COLUMNS, *DOCUMENT_COLUMNS, FEEDBACK_COLUMN] for line in lines)
     first, _, gold, found_nothing = lines
     assert [first[c] for c in DOCUMENT_COLUMNS] == [
         2,
@@ -82,5 +82,5 @@ def test_a_study_without_questions_keeps_its_columns(tmp_path):
 
     header = next(csv.reader(io.StringIO("".join(csv_lines(study)))))
 
-    assert header == COLUMNS
-    assert all(len(row) == len(COLUMNS) for row in csv.reader(io.StringIO("".join(csv_lines(study)))))
+    assert header == [*COLUMNS, FEEDBACK_COLUMN]
+    assert all(len(row) == len(COLUMNS) + 1 for row in csv.reader(io.StringIO("".join(csv_lines(study)))))

@@ -10,7 +10,8 @@ NAME_HELP = "Tells this study's listings apart (main, qualification, retest); pa
 
 
 class ListingForm(forms.Form):
-    platform = forms.ChoiceField(choices=Platform.choices)
+    # The safe default: Mechanical Turk's sandbox, where no money moves.
+    platform = forms.ChoiceField(choices=Platform.choices, initial=Platform.MTURK)
     sandbox = forms.BooleanField(
         required=False, initial=True,
         help_text="Mechanical Turk's sandbox: no money moves. Prolific has none (leave it unticked there).",
@@ -25,7 +26,11 @@ class ListingForm(forms.Form):
     def clean(self):
         data = super().clean()
         if data.get("platform") == Platform.PROLIFIC and data.get("sandbox"):
-            self.add_error("sandbox", "Prolific has no sandbox.")
+            self.add_error(
+                "sandbox",
+                "Prolific has no sandbox: untick it to list on Prolific (real money), "
+                "or choose Mechanical Turk to try the study in its sandbox.",
+            )
         return data
 
 

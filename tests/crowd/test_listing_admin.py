@@ -84,7 +84,7 @@ def test_prolific_has_no_sandbox_and_problems_are_shown_on_the_form(client, rese
     url = reverse("admin:crowd_listing_create")
     page = client.post(url, {"study": study.pk, "platform": "prolific", "sandbox": "on", "name": "main",
                              "places": 9, "reward": "5.00", "minutes": 25}).content.decode()  # fmt: skip
-    assert "Prolific has no sandbox." in page and LedgerEntry.objects.count() == 0
+    assert "Prolific has no sandbox: untick it" in page and LedgerEntry.objects.count() == 0
     study.config["pay"].pop("reward")
     study.config["pay"].pop("currency")
     study.config["pay"].pop("target_hourly")

@@ -19,3 +19,11 @@ def spreadsheet_safe(value):
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value
+
+
+def sql_spreadsheet_safe(expression):
+    """spreadsheet_safe for a text `expression` in PostgreSQL: the same quote, and empty text
+    as NULL (COPY's CSV writes an empty string as `""`, Python's csv writer as nothing)."""
+    starts = ", ".join(f"chr({ord(start)})" for start in FORMULA_STARTS)
+    value = f"({expression})"
+    return f"(CASE WHEN left({value}, 1) IN ({starts}) THEN '''' || {value} ELSE NULLIF({value}, '') END)"

@@ -146,6 +146,16 @@ class Protocol:
     def export_row_count(self, study):
         return 0
 
+    def export_types(self, study):
+        """{column: "int" | "float" | "bool"} for typed files (Parquet); a column not named is text."""
+        return {}
+
+    def export_csv_copy(self, study, *, with_platform_ids=False):
+        """A fast path for the CSV table: bytes chunks of its rows (no header), the same bytes
+        exports.rows.csv_lines writes, worker_feedback and platform ids included; or None
+        (no fast path for this study or database: the Python writer runs)."""
+        return None
+
     def __repr__(self):
         return f"<Protocol {self.key}>"
 

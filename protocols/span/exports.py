@@ -141,3 +141,20 @@ def span_row_count(study):
         assignment__in=submitted, action=SuggestionDecision.Action.REJECT
     ).count()
     return annotations + empty + rejected
+
+
+_INT_COLUMNS = [
+    "segment", "start", "end", "paired_segment", "paired_start", "paired_end", "assignment", "active_seconds",
+]  # fmt: skip
+
+
+def span_types(study):
+    """Typed columns for Parquet: offsets, ids and seconds are ints, no_annotation a bool, the answer
+    to a likert question about the document an int (empty cells are nulls)."""
+    types = dict.fromkeys(_INT_COLUMNS, "int") | {"no_annotation": "bool"}
+    if is_assisted(study):
+        types |= {"suggestion": "int", "decide_seconds": "float"}
+    for question in study_questions(study):
+        if question["kind"] == "likert":
+            types[DOCUMENT_PREFIX + question["key"]] = "int"
+    return types

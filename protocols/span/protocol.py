@@ -14,6 +14,7 @@ from . import bundle, config, document_questions, exports, feedback, report, rep
 from .assistance.design import arm_design
 from .assistance.report import assistance_for
 from .assistance.suggestions import undecided_before
+from .export_copy import span_csv_copy
 
 
 class SpanProtocol(Protocol):
@@ -116,6 +117,12 @@ class SpanProtocol(Protocol):
 
     def export_row_count(self, study):
         return exports.span_row_count(study)
+
+    def export_types(self, study):
+        return exports.span_types(study)
+
+    def export_csv_copy(self, study, *, with_platform_ids=False):
+        return span_csv_copy(study, with_platform_ids=with_platform_ids)
 
 
 PROTOCOLS = [SpanProtocol()]

@@ -21,6 +21,7 @@ class Export(models.Model):
     class Format(models.TextChoices):
         CSV = "csv", "CSV"
         JSONL = "jsonl", "JSON Lines"
+        PARQUET = "parquet", "Parquet"
 
     study = models.ForeignKey("studies.Study", on_delete=models.CASCADE, related_name="exports")
     format = models.CharField(max_length=8, choices=Format.choices, default=Format.CSV)

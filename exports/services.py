@@ -10,11 +10,17 @@ from django.utils import timezone
 from falte_site.celery import task
 
 from .models import Export
-from .rows import csv_lines, jsonl_lines, row_count
+from .parquet import parquet_chunks
+from .rows import csv_chunks, jsonl_lines, row_count
 
 log = logging.getLogger(__name__)
 WRITE_TASK = "exports.tasks.export_write_task"  # exports/tasks.py
-WRITERS = {Export.Format.CSV: csv_lines, Export.Format.JSONL: jsonl_lines}
+# Each yields bytes: the CSV through the protocol's COPY fast path where there is one.
+WRITERS = {
+    Export.Format.CSV: csv_chunks,
+    Export.Format.JSONL: lambda study, **options: (text.encode() for text in jsonl_lines(study, **options)),
+    Export.Format.PARQUET: parquet_chunks,
+}
 
 
 @transaction.atomic
@@ -38,7 +44,7 @@ def export_write(*, export_id):
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         rows = row_count(export.study)
-        with open(path.with_suffix(".part"), "w", encoding="utf-8", newline="") as handle:
+        with open(path.with_suffix(".part"), "wb") as handle:
             for chunk in WRITERS[export.format](export.study, with_platform_ids=export.with_platform_ids):
                 handle.write(chunk)
         path.with_suffix(".part").replace(path)  # a download never sees half a file

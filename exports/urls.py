@@ -4,7 +4,7 @@ from . import views
 
 urlpatterns = [
     re_path(
-        r"^studies/(?P<study_id>\d+)/annotations\.(?P<file_format>csv|jsonl)$",
+        r"^studies/(?P<study_id>\d+)/annotations\.(?P<file_format>csv|jsonl|parquet)$",
         views.AnnotationTable.as_view(),
         name="export-annotations",
     ),

@@ -31,11 +31,14 @@ from accounts import policy
 from bundles.services import study_export_bundle
 
 from .models import Export
-from .rows import csv_lines, jsonl_lines, row_count
-from .services import export_request
+from .rows import row_count
+from .services import WRITERS, export_request
 
-CONTENT_TYPES = {"csv": "text/csv; charset=utf-8", "jsonl": "application/x-ndjson; charset=utf-8"}
-WRITERS = {"csv": csv_lines, "jsonl": jsonl_lines}
+CONTENT_TYPES = {
+    "csv": "text/csv; charset=utf-8",
+    "jsonl": "application/x-ndjson; charset=utf-8",
+    "parquet": "application/vnd.apache.parquet",
+}
 
 
 def export_data(export):
@@ -71,7 +74,9 @@ STUDY_ID = OpenApiParameter(
 EXPORT_ID = OpenApiParameter(
     "export_id", OpenApiTypes.INT, OpenApiParameter.PATH, examples=[OpenApiExample("export", value=1)]
 )
-FILE_FORMAT = OpenApiParameter("file_format", OpenApiTypes.STR, OpenApiParameter.PATH, enum=["csv", "jsonl"])
+FILE_FORMAT = OpenApiParameter(
+    "file_format", OpenApiTypes.STR, OpenApiParameter.PATH, enum=["csv", "jsonl", "parquet"]
+)
 BACKGROUND = OpenApiParameter(
     "background", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=["1"],
     description="1: write the file in a background job (202) whatever the table's size",
@@ -86,7 +91,7 @@ class StudyDownload(APIView):
 
 
 class AnnotationTable(StudyDownload):
-    """GET /api/exports/studies/<id>/annotations.<csv|jsonl>: streamed, or a job when large."""
+    """GET /api/exports/studies/<id>/annotations.<csv|jsonl|parquet>: streamed, or a job when large."""
 
     @extend_schema(
         operation_id="export_annotations",
@@ -94,6 +99,7 @@ class AnnotationTable(StudyDownload):
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="the table, streamed"),
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR),
+            (200, "application/vnd.apache.parquet"): OpenApiResponse(OpenApiTypes.BINARY),
             202: OpenApiResponse(EXPORT_JOB, description="too large to stream: a background job"),
             404: OpenApiResponse(description="not a study of yours"),
         },
@@ -156,6 +162,7 @@ class ExportDownload(APIView):
         responses={
             (200, "text/csv"): OpenApiTypes.BINARY,
             (200, "application/x-ndjson"): OpenApiTypes.BINARY,
+            (200, "application/vnd.apache.parquet"): OpenApiTypes.BINARY,
         },
     )
     def get(self, request, export_id):

@@ -14,13 +14,18 @@ import { buildCategories, renderClosed, renderList, renderNav, renderPending } f
 import { attachKeyboard } from "./keyboard.js";
 import { attachMouse } from "./mouse.js";
 import { SpanQueue } from "./queue.js";
-import { buildQuestions } from "./questions.js";
 import { renderText } from "./render.js";
 import { TaskState } from "./state.js";
-import { applyDecisionResult, attachSuggestions, revertDecision } from "./suggestions.js";
 
 const data = JSON.parse(document.getElementById("task-data").textContent);
 const state = new TaskState(data);
+// Few tasks are in a suggestion arm or ask questions about the whole text: those modules
+// load only for a page that has them, which keeps every other page's first load light
+// (bench/page_weight.py).
+const [suggestions, questions] = await Promise.all([
+  state.suggestions ? import("./suggestions.js") : null,
+  state.questions.length ? import("./questions.js") : null,
+]);
 const byId = (id) => document.getElementById(id);
 const els = Object.fromEntries(
   Object.entries({
@@ -63,7 +68,7 @@ const queue = new SpanQueue(data.token, data.api, {
   onSaved(op, result) {
     if (op.kind === "add") state.markSaved(op.body.client_id);
     if (op.kind === "answers") state.markAnswersSaved(result.answers);
-    if (op.kind === "decide") applyDecisionResult(state, op, result);
+    if (op.kind === "decide") suggestions?.applyDecisionResult(state, op, result);
     if (op.kind === "submit") {
       state.submitting = false;
       state.status = result.status;
@@ -84,7 +89,7 @@ const queue = new SpanQueue(data.token, data.api, {
     if (op.kind === "submit") state.submitting = false;
     if (op.kind === "move") resync();
     if (op.kind === "answers") state.revertAnswers(queue.ops, message);
-    if (op.kind === "decide") revertDecision(state, op);
+    if (op.kind === "decide") suggestions?.revertDecision(state, op);
     if (op.kind === "undo") resync();
     render();
   },
@@ -223,8 +228,12 @@ window.addEventListener("beforeunload", (event) => {
 });
 
 const categoryButtons = buildCategories(state, els, (key) => chooseCategory(key));
-const questionPanel = buildQuestions(state, els, answerDocumentQuestion);
-const suggestionPanel = attachSuggestions(state, els, { queue, render, say });
+const questionPanel = questions
+  ? questions.buildQuestions(state, els, answerDocumentQuestion)
+  : { flush() {}, focus() {}, update() {} };
+const suggestionPanel = suggestions
+  ? suggestions.attachSuggestions(state, els, { queue, render, say })
+  : { render() {}, blocks: () => false, chooseCategory: () => false, takeSpan: () => false };
 const mouse = attachMouse(state, els, { render, say, takeSpan: (span) => suggestionPanel.takeSpan(span) });
 attachKeyboard(state, els.dialog, {
   chooseCategory: (key) => chooseCategory(key, { fromKeyboard: true }),
@@ -237,6 +246,7 @@ if (state.coreferenceCue) attachCue(els.text);
 if (state.readOnly) queue.clear();
 else replay(queue.ops);
 render();
+byId("task-layout").classList.remove("awaiting-script");
 queue.run();
 startActivityClock({
   intervalSeconds: Math.max(1, data.activity_interval_seconds || 15),

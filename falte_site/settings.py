@@ -76,6 +76,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
+    # Static files answer here, before sessions and the database are touched. Below the
+    # CSP middleware so that they carry the policy too (an SVG opened on its own is a page).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -152,6 +155,16 @@ STATIC_URL = "static/"
 # What every page shares (the worker stylesheet, the save queue); each app keeps its own in <app>/static/.
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
+# gunicorn serves the static files itself (WhiteNoise): `collectstatic` writes them with
+# hashed names and gzip/brotli copies; hashed files are cached for a year
+# (docs/deployment.md). With DEBUG on, `{% static %}` gives plain names and WhiteNoise
+# reads the apps' directories, so `runserver` needs no collectstatic.
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "falte_site.staticfiles.HashedStaticStorage"},
+}
+# The unhashed copies stay: a page cached before a deploy may still ask for them.
+WHITENOISE_KEEP_ONLY_HASHED_FILES = False
 
 # Export files made by background jobs; served only through an authenticated view.
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=BASE_DIR / "media")

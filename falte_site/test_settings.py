@@ -35,3 +35,13 @@ REST_FRAMEWORK = {
     **REST_FRAMEWORK,  # noqa: F405
     "DEFAULT_THROTTLE_RATES": dict.fromkeys(REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "100000/minute"),  # noqa: F405
 }
+
+# No collectstatic before the tests: `{% static %}` gives plain names and WhiteNoise
+# reads the apps' static directories. tests/test_static_files.py runs collectstatic
+# with the production storage into a temporary directory.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

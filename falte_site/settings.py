@@ -79,6 +79,9 @@ MIDDLEWARE = [
     # Static files answer here, before sessions and the database are touched. Below the
     # CSP middleware so that they carry the policy too (an SVG opened on its own is a page).
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Pages and API answers compressed on the fly (static files come precompressed from
+    # WhiteNoise above). Not for logged-in answers: BREACH, see docs/decisions.md.
+    "falte_site.compression.AnonymousGZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -1,11 +1,12 @@
 """Static files as production serves them: collected with hashed names and compressed
-copies, served by WhiteNoise from gunicorn.
+copies, served by WhiteNoise from gunicorn, and pages compressed except for a login.
 
 The test settings keep plain names (no collectstatic before the suite); here the
 worker pages' files are collected with the production storage into a temporary
 STATIC_ROOT. bench/page_weight.py loads the page from gunicorn in Chromium.
 """
 
+import gzip
 import json
 import posixpath
 import re
@@ -15,6 +16,9 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client, override_settings
+from django.urls import reverse
+
+from tests.browser.task_page import make_task
 
 PRODUCTION_STORAGE = {
     **settings.STORAGES,
@@ -89,3 +93,30 @@ def test_gunicorn_serves_hashed_files_compressed_and_cached_for_a_year(productio
 
     plain = Client().get(f"/static/{main}", headers={"accept-encoding": "gzip"})
     assert plain["Content-Encoding"] == "gzip"
+
+
+@pytest.mark.django_db
+def test_the_annotation_page_links_hashed_files_and_is_compressed(production_static):
+    assignment = make_task()
+    response = Client().get(
+        reverse("task-annotate", args=[assignment.token]), headers={"accept-encoding": "gzip, br"}
+    )
+    assert response.status_code == 200
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+    page = gzip.decompress(response.content).decode()
+    assert f'src="/static/{manifest(production_static)["span/main.js"]}"' in page
+    assert f'href="/static/{manifest(production_static)["span/task.css"]}"' in page
+
+
+@pytest.mark.django_db
+def test_pages_are_not_compressed_for_a_logged_in_user(production_static, django_user_model):
+    assignment = make_task()
+    client = Client()
+    client.force_login(django_user_model.objects.create_user("researcher", password="pw"))
+    response = client.get(
+        reverse("task-annotate", args=[assignment.token]), headers={"accept-encoding": "gzip, br"}
+    )
+    assert response.status_code == 200
+    assert not response.has_header("Content-Encoding")
+    assert b'id="task-data"' in response.content

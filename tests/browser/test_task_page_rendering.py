@@ -7,6 +7,7 @@ Run with `-s` to see them.
 """
 
 import json
+import os
 
 import pytest
 from playwright.sync_api import expect
@@ -105,7 +106,8 @@ def describe(name, shifts, times):
     layout_shift = sum(shift["value"] for shift in shifts if not shift["input"])
     print(
         f"\n{name}: script {times['script']:.1f} ms, layout and style {times['layout']:.1f} ms "
-        f"(main thread, Chromium trace); {len(shifts)} layout shifts (cumulative {layout_shift:.4f})"
+        f"(main thread, Chromium trace); {len(shifts)} layout shifts (cumulative {layout_shift:.4f}); "
+        f"load average {os.getloadavg()[0]:.2f}"
     )
     return layout_shift
 

@@ -24,6 +24,6 @@ def spreadsheet_safe(value):
 def sql_spreadsheet_safe(expression):
     """spreadsheet_safe for a text `expression` in PostgreSQL: the same quote, and empty text
     as NULL (COPY's CSV writes an empty string as `""`, Python's csv writer as nothing)."""
-    starts = ", ".join(f"chr({ord(start)})" for start in FORMULA_STARTS)
+    starts = ", ".join(str(ord(start)) for start in FORMULA_STARTS)  # ascii(): the first code point
     value = f"({expression})"
-    return f"(CASE WHEN left({value}, 1) IN ({starts}) THEN '''' || {value} ELSE NULLIF({value}, '') END)"
+    return f"(CASE WHEN ascii({value}) IN ({starts}) THEN '''' || {value} ELSE NULLIF({value}, '') END)"

@@ -16,7 +16,7 @@ The SQL is put together from model table names, fixed expressions and question k
 as a parameter, hence the S608 exemptions.
 """
 
-from django.db import connection
+from django.db import connection, transaction
 
 from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
@@ -33,12 +33,10 @@ SAFE = sql_spreadsheet_safe
 
 
 def iso(expression):
-    """datetime.isoformat() of a UTC timestamp: microseconds only when not zero."""
+    """datetime.isoformat() of a UTC timestamp: microseconds only when not zero (the pattern
+    has no other '.', so the replace can only drop a zero fraction); NULL stays NULL."""
     moment = f"to_char(({expression}) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US')"
-    return (
-        f"(CASE WHEN {expression} IS NULL THEN NULL WHEN right({moment}, 7) = '.000000' "
-        f"THEN left({moment}, -7) || '+00:00' ELSE {moment} || '+00:00' END)"
-    )
+    return f"(replace({moment}, '.000000', '') || '+00:00')"
 
 
 def answer_cell(key):
@@ -77,52 +75,54 @@ def _statements(study, with_platform_ids):
         "workers": workers,
         "pseudonyms": [spreadsheet_safe(pseudonym(worker)) for worker in workers],
     }
-    answers = [answer_cell(key) for key in keys]
-    tail = [SAFE("a.worker_feedback")]
+    # The assignment's cells, computed once per assignment (not once per span), in
+    # (document position, id) order; OFFSET 0 keeps the planner from merging the subqueries.
+    tail = [f"{SAFE('a.worker_feedback')} AS feedback"]
     if with_platform_ids:
-        tail += [SAFE("w.platform"), SAFE("w.external_id")]
-    # OFFSET 0 keeps the spans a subquery run per assignment (a nested loop over the sorted
-    # assignments), so rows leave after one assignment's sort, not after sorting the table.
+        tail += [f"{SAFE('w.platform')} AS platform", f"{SAFE('w.external_id')} AS external_id"]
+    answers = [f"{answer_cell(key)} AS answer_{n}" for n, key in enumerate(keys)]
+    assignments = (
+        f"SELECT a.id, d.position, {SAFE('d.external_id')} AS document, {SAFE('d.system')} AS system, "  # noqa: S608
+        f"p.pseudonym, {SAFE('a.kind')} AS kind, {SAFE('a.block')} AS block, "
+        f"{iso('a.submitted_at')} AS submitted_at, a.active_seconds, {', '.join([*answers, *tail])} "
+        f"FROM {Assignment._meta.db_table} a JOIN {Document._meta.db_table} d ON d.id = a.document_id "
+        "JOIN unnest(%(workers)s::bigint[], %(pseudonyms)s::text[]) AS p(worker_id, pseudonym) "
+        "ON p.worker_id = a.worker_id "
+        + (f"JOIN {Worker._meta.db_table} w ON w.id = a.worker_id " if with_platform_ids else "")
+        + (
+            f"LEFT JOIN {DocumentAnswer._meta.db_table} answer ON answer.assignment_id = a.id "
+            if keys
+            else ""
+        )
+        + "WHERE a.study_id = %(study)s AND a.status = %(status)s ORDER BY d.position, a.id OFFSET 0"
+    )
+    # One assignment's spans at a time, sorted: a LATERAL subquery fenced by OFFSET can only be
+    # the inner side of a nested loop, which keeps the outer (sorted) order, so rows leave after
+    # one assignment's sort. An ORDER BY over the whole table would let the planner sort all of
+    # it first (on disk, tens of seconds before the first row at 10M) whenever it expects few rows.
     spans = (
         'SELECT e.id, s.index AS segment, e.start, e."end", e.text, c.key AS category, '  # noqa: S608
         "ps.index AS paired_segment, e.paired_start, e.paired_end, e.paired_text, e.comment, e.created_at "
         f"FROM {ErrorAnnotation._meta.db_table} e JOIN {Segment._meta.db_table} s ON s.id = e.segment_id "
         f"JOIN {Category._meta.db_table} c ON c.id = e.category_id "
         f"LEFT JOIN {Segment._meta.db_table} ps ON ps.id = e.paired_segment_id "
-        "WHERE e.assignment_id = a.id OFFSET 0"
+        "WHERE e.assignment_id = a.id ORDER BY s.index, e.start, e.id OFFSET 0"
     )
-
-    def select(cells, lateral=""):
-        return (
-            f"SELECT {', '.join(cells)} FROM {Assignment._meta.db_table} a "  # noqa: S608
-            f"JOIN {Document._meta.db_table} d ON d.id = a.document_id "
-            "JOIN unnest(%(workers)s::bigint[], %(pseudonyms)s::text[]) AS p(worker_id, pseudonym) "
-            "ON p.worker_id = a.worker_id "
-            + (f"JOIN {Worker._meta.db_table} w ON w.id = a.worker_id " if with_platform_ids else "")
-            + (
-                f"LEFT JOIN {DocumentAnswer._meta.db_table} answer ON answer.assignment_id = a.id "
-                if keys
-                else ""
-            )
-            + lateral
-            + "WHERE a.study_id = %(study)s AND a.status = %(status)s "
-        )
-
-    document = ["%(slug)s", SAFE("d.external_id"), SAFE("d.system")]
-    who = ["p.pseudonym", "a.id", SAFE("a.kind"), SAFE("a.block")]
-    annotated = select(
-        [*document, "e.segment", SAFE("e.text"), "e.start", 'e."end"', SAFE("e.category"), "e.paired_segment",
-         "e.paired_start", "e.paired_end", SAFE("e.paired_text"), SAFE("e.comment"), *who, iso("e.created_at"),
-         iso("a.submitted_at"), "a.active_seconds", "'False'", *answers, *tail],
-        lateral=f"CROSS JOIN LATERAL ({spans}) e ",
-    ) + "ORDER BY d.position, a.id, e.segment, e.start, e.id"  # fmt: skip
-    nothing = (
-        f"AND NOT EXISTS (SELECT 1 FROM {ErrorAnnotation._meta.db_table} e WHERE e.assignment_id = a.id) "  # noqa: S608
+    after = [f"a.answer_{n}" for n in range(len(keys))] + ["a.feedback"]
+    after += ["a.platform", "a.external_id"] if with_platform_ids else []
+    who = ["a.pseudonym", "a.id", "a.kind", "a.block"]
+    annotated = (
+        f'SELECT %(slug)s, a.document, a.system, e.segment, {SAFE("e.text")}, e.start, e."end", '  # noqa: S608
+        f"{SAFE('e.category')}, e.paired_segment, e.paired_start, e.paired_end, {SAFE('e.paired_text')}, "
+        f"{SAFE('e.comment')}, {', '.join(who)}, {iso('e.created_at')}, a.submitted_at, a.active_seconds, "
+        f"'False', {', '.join(after)} FROM ({assignments}) a CROSS JOIN LATERAL ({spans}) e"
     )
-    found_nothing = select(
-        [*document, *["NULL"] * 10, *who, "NULL", iso("a.submitted_at"), "a.active_seconds", "'True'", *answers,
-         *tail],
-    ) + nothing + "ORDER BY d.position, a.id"  # fmt: skip
+    found_nothing = (
+        f"SELECT %(slug)s, a.document, a.system, {', '.join(['NULL'] * 10)}, {', '.join(who)}, NULL, "  # noqa: S608
+        f"a.submitted_at, a.active_seconds, 'True', {', '.join(after)} FROM ({assignments}) a "
+        f"WHERE NOT EXISTS (SELECT 1 FROM {ErrorAnnotation._meta.db_table} e WHERE e.assignment_id = a.id) "
+        "ORDER BY a.position, a.id"
+    )
     return [(f"COPY ({query}) TO STDOUT (FORMAT csv)", params) for query in (annotated, found_nothing)]
 
 
@@ -138,7 +138,9 @@ def span_csv_copy(study, *, with_platform_ids=False):
 
 
 def _copy_chunks(statements):
-    with connection.cursor() as cursor:
+    # JIT would compile the expressions for about 0.4 s before the first row, more than it saves.
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL jit = off")
         for statement, params in statements:
             with cursor.cursor.copy(statement, params) as copy:
                 rows = []

@@ -249,6 +249,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_DEFAULT_QUEUE = env.str("CELERY_TASK_DEFAULT_QUEUE", default="celery")
 CELERY_TASK_SERIALIZER = "json"
+# On Redis a job not acknowledged within this many seconds goes to another worker, even if
+# the first is still running it (acks are late, above): keep it above the longest job.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 # A running report whose job gave no sign of life for this long is sent again.
 REPORT_STALE_SECONDS = env.int("REPORT_STALE_SECONDS", default=120)
 # An evaluator run with no stored document for this long is taken to have lost its worker.

@@ -14,7 +14,7 @@ from studies import protocols
 
 from .rows import annotation_rows, columns
 
-ROW_GROUP = 50_000
+ROW_GROUP = 20_000
 ARROW_TYPES = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
 
 

@@ -73,7 +73,8 @@ def _statements(study, with_platform_ids):
         "status": Assignment.Status.SUBMITTED,
         "slug": spreadsheet_safe(study.slug),
         "workers": workers,
-        "pseudonyms": [spreadsheet_safe(pseudonym(worker)) for worker in workers],
+        # None for an empty id: COPY writes NULL as nothing, as csv.writer writes "".
+        "pseudonyms": [spreadsheet_safe(pseudonym(worker)) or None for worker in workers],
     }
     # The assignment's cells, computed once per assignment (not once per span), in
     # (document position, id) order; OFFSET 0 keeps the planner from merging the subqueries.

@@ -16,6 +16,7 @@ from annotations.models import Assignment
 from bundles.services import study_import_bundle
 from exports.rows import csv_chunks, csv_lines
 from protocols.span.export_copy import span_csv_copy
+from protocols.span.models import Suggestion
 from tests.bundles import annotation, study_yaml, write_bundle
 
 pytestmark = pytest.mark.django_db
@@ -113,3 +114,14 @@ def test_csv_chunks_are_the_python_writers_bytes_on_every_database(study):
     if connection.vendor != "postgresql":
         assert span_csv_copy(study) is None
     assert b"".join(csv_chunks(study)) == python_csv(study, False)
+
+
+def test_an_assisted_study_keeps_the_python_writer(study):
+    """Rejected suggestions have rows of their own that the COPY path does not write."""
+    document = study.documents.get(external_id="d1")
+    segment = document.segments.get(index=1)
+    Suggestion.objects.create(document=document, position=1, segment=segment,
+                              category=study.taxonomy.categories.get(key="CharE"), start=0, end=4, text="Miss")  # fmt: skip
+    assert span_csv_copy(study) is None
+    assert b"".join(csv_chunks(study)) == python_csv(study, False)
+    assert b"suggestion_action" in b"".join(csv_chunks(study)).split(b"\r\n")[0]

@@ -3,17 +3,26 @@
 Issue 3 targets: p95 under 100 ms and no errors for the saves; and the
 server time of the annotation page of a 40-segment document with 200
 annotations. Besides wall-clock latency it prints the CPU time the server
-processes (gunicorn master and workers, read from /proc) spent per request.
-It exits non-zero when any request failed (no answer, a 4xx or a 5xx: every
-request it sends is valid), so a run can gate a change.
+processes (gunicorn master and workers, read from /proc) spent per request,
+the CPU time of PostgreSQL's backends of the benchmark's database (from
+/proc too), and the SQL statements each save sent, BEGIN and COMMIT
+included (bench/statement_counting.py, a gunicorn configuration, puts them
+in a response header). It exits non-zero when any request failed (no
+answer, a 4xx or a 5xx: every request it sends is valid), so a run can gate
+a change.
 
 Each simulated worker opens its task page (for the CSRF cookie), then adds
 annotations one after another with a think time between saves (uniform
 1-5 s: a very fast human; real annotators take longer), removes every fifth one and moves on through the
-segments. A second, closed-loop phase (no think time) gives the capacity.
+segments. A second, closed-loop phase (no think time) gives the capacity; a
+third sends saves only, closed loop, so its CPU per request is per save.
+
+`--checkout DIR` serves another checkout of the project (e.g. a `git worktree`
+of the commit before a change) with this script, so that the two are measured
+alike; run the two alternately.
 
     .venv/bin/python bench/task_saves.py [--workers 50] [--saves 30]
-        [--database-url sqlite:////tmp/falte_bench_saves.sqlite3]
+        [--database-url sqlite:////tmp/falte_bench_saves.sqlite3] [--checkout DIR]
 """
 
 import argparse
@@ -34,6 +43,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.import_bundle import fresh_database as fresh_postgres_database  # noqa: E402
+from bench.process_cpu import PostgresBackendCPU, cpu_seconds  # noqa: E402
 
 PORT = 8765
 SEGMENT = "Anna met Ben at the old mill near the river. They talked until the lamps were lit."
@@ -65,38 +75,12 @@ def engine_name(url):
     return "SQLite" if url.startswith("sqlite:") else "PostgreSQL"
 
 
-def server_processes(pid):
-    """The gunicorn master and its workers."""
-    pids = [pid]
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                pids.append(int(entry.name))
-    return pids
-
-
-def cpu_seconds(pid):
-    """User + system CPU seconds of the server processes so far (utime and stime from /proc)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for process in server_processes(pid):
-        try:
-            fields = Path(f"/proc/{process}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14, 15 of stat)
-    return total / ticks
-
-
-def start_server(env, workers=2):
+def start_server(env, checkout, workers=2):
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", str(workers),
-         "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning"],
-        env=env, cwd=ROOT,
+         "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning",
+         "--config", str(ROOT / "bench" / "statement_counting.py")],
+        env=env, cwd=checkout,
     )  # fmt: skip
     for _ in range(100):
         try:
@@ -116,9 +100,9 @@ def bench_env(database_url):
                 SECURE_HSTS_SECONDS="0", CONN_MAX_AGE="60")  # fmt: skip
 
 
-def manage(env, *args, capture=False):
+def manage(env, checkout, *args, capture=False):
     result = subprocess.run(
-        [sys.executable, "manage.py", *args], env=env, cwd=ROOT, check=True,
+        [sys.executable, "manage.py", *args], env=env, cwd=checkout, check=True,
         capture_output=capture, text=True,
     )  # fmt: skip
     return result.stdout
@@ -131,6 +115,7 @@ class Session:
         self.token = token
         self.cookie = ""
         self.csrf = ""
+        self.statements = 0  # of the last request, as the server counted them
 
     def request(self, method, path, body=None):
         connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
@@ -148,6 +133,7 @@ class Session:
             connection.close()
             return 0, time.perf_counter() - started, str(problem).encode()
         elapsed = time.perf_counter() - started
+        self.statements = int(response.getheader("X-Bench-Statements") or 0)
         for name, value in response.getheaders():
             if name.lower() == "set-cookie" and value.startswith("csrftoken="):
                 self.csrf = value.split(";", 1)[0].split("=", 1)[1]
@@ -160,38 +146,51 @@ class Session:
         return status, elapsed
 
 
-def simulate(session, saves, think, results, seed):
+def simulate(session, saves, think, results, seed, saves_only=False, prefix=""):
+    """Add `saves` spans; unless `saves_only`, remove every fifth and move on a segment after it."""
     rng = random.Random(seed)
     api = f"/api/task/{session.token}"
     segment = 0
     for number in range(saves):
         if think:
             time.sleep(rng.uniform(*think))
-        body = {"client_id": f"{session.token[:8]}-{number}", "category": "CharE", "segment": segment,
+        body = {"client_id": f"{prefix}{session.token[:8]}-{number}", "category": "CharE", "segment": segment,
                 "start": 0, "end": 4, "text": "Anna"}  # fmt: skip
         status, elapsed, _ = session.request("POST", f"{api}/annotations/", body)
-        results.append(("add", status, elapsed))
+        results.append(("add", status, elapsed, session.statements))
+        if saves_only:
+            continue
         if number % 5 == 4:
             status, elapsed, _ = session.request("DELETE", f"{api}/annotations/{body['client_id']}/")
-            results.append(("remove", status, elapsed))
+            results.append(("remove", status, elapsed, session.statements))
             segment += 1
             status, elapsed, _ = session.request("POST", f"{api}/move/", {"segment": segment})
-            results.append(("move", status, elapsed))
+            results.append(("move", status, elapsed, session.statements))
 
 
-def run_phase(tokens, saves, think):
+def run_phase(server, postgres, tokens, saves, think, saves_only=False, prefix=""):
+    """Run the simulated workers; return (results, wall seconds, web CPU seconds, PostgreSQL CPU
+    seconds or None). The pages are opened before the clocks start: only the API calls count."""
     sessions = [Session(token) for token in tokens]
     for session in sessions:
         session.open_page()
+    database_cpu = PostgresBackendCPU(postgres) if postgres else None
+    if database_cpu:
+        database_cpu.start()
+    cpu_before = cpu_seconds(server.pid)
     results, threads = [], []
     started = time.perf_counter()
     for number, session in enumerate(sessions):
-        thread = threading.Thread(target=simulate, args=(session, saves, think, results, number))
+        thread = threading.Thread(
+            target=simulate, args=(session, saves, think, results, number, saves_only, prefix)
+        )
         threads.append(thread)
         thread.start()
     for thread in threads:
         thread.join()
-    return results, time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    cpu = cpu_seconds(server.pid) - cpu_before
+    return results, seconds, cpu, database_cpu.stop() if database_cpu else None
 
 
 def is_error(status):
@@ -199,19 +198,29 @@ def is_error(status):
     return status == 0 or status >= 400
 
 
-def describe(name, results, seconds, cpu):
+def percentile(values, share):
+    ordered = sorted(values)
+    return ordered[int(share * (len(ordered) - 1))]
+
+
+def describe(name, results, seconds, cpu, database_cpu):
     """Print the phase's figures; return its number of failed requests."""
-    latencies = sorted(elapsed * 1000 for _, _, elapsed in results)
-    errors = sum(1 for _, status, _ in results if is_error(status))
-    p50 = statistics.median(latencies)
-    p95 = latencies[int(0.95 * (len(latencies) - 1))]
+    latencies = [elapsed * 1000 for _, _, elapsed, _ in results]
+    errors = sum(1 for _, status, _, _ in results if is_error(status))
     statuses = ", ".join(f"{status}: {count}" for status, count in sorted(
-        Counter(status for _, status, _ in results if is_error(status)).items()))  # fmt: skip
+        Counter(status for _, status, _, _ in results if is_error(status)).items()))  # fmt: skip
+    database = "" if database_cpu is None else f", PostgreSQL CPU {1000 * database_cpu / len(results):.2f} ms"
     print(f"{name}: {len(results)} requests in {seconds:.1f} s = {len(results) / seconds:.0f} req/s; "
-          f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, max {latencies[-1]:.1f} ms; "
-          f"server CPU {cpu:.1f} s = {1000 * cpu / len(results):.1f} ms/request; "
+          f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
+          f"max {max(latencies):.1f} ms; per request: web CPU {1000 * cpu / len(results):.2f} ms{database}; "
           f"errors {errors} of {len(results)}" + (f" ({statuses})" if statuses else "") +
           f"; machine load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    saves = [(elapsed * 1000, statements) for kind, _, elapsed, statements in results if kind == "add"]
+    statements = Counter(statements for _, statements in saves)
+    print(f"  saves: {len(saves)}, p50 {statistics.median(ms for ms, _ in saves):.1f} ms, "
+          f"p95 {percentile([ms for ms, _ in saves], 0.95):.1f} ms; SQL statements per save "
+          f"{sum(n for _, n in saves) / len(saves):.2f} on average, max {max(statements)} "
+          f"({', '.join(f'{n}: {count}' for n, count in sorted(statements.items()))})")  # fmt: skip
     return errors
 
 
@@ -220,32 +229,40 @@ def main():
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--saves", type=int, default=30)
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_saves")
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the project checkout to serve")
     args = parser.parse_args()
+    checkout = args.checkout.resolve()
+    commit = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"],
+                            capture_output=True, text=True).stdout.strip()  # fmt: skip
+    print(f"checkout {checkout} at {commit}")
 
     env = bench_env(args.database_url)
     fresh_database(args.database_url)
-    manage(env, "migrate", "-v", "0")
+    manage(env, checkout, "migrate", "-v", "0")
     bundle = ROOT / "bench" / "out" / "saves-bundle"
     segments = max(40, args.saves // 5 + 2)
     write_bundle(bundle, args.workers + 1, segments)
-    manage(env, "import_study", str(bundle))
+    manage(env, checkout, "import_study", str(bundle))
     workers = ",".join(f"sim{n}" for n in range(args.workers + 1))
-    lines = manage(env, "assign", "bench-saves", "--workers", workers, "--per-document", "1", capture=True)
+    lines = manage(
+        env, checkout, "assign", "bench-saves", "--workers", workers, "--per-document", "1", capture=True
+    )
     tokens = [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
     page_token, tokens = tokens[0], tokens[1:]
 
-    server = start_server(env)
+    server = start_server(env, checkout)
+    postgres = None if args.database_url.startswith("sqlite:") else args.database_url.rsplit("/", 1)[1]
     errors = 0
     try:
         print(f"gunicorn: 2 sync workers; {engine_name(args.database_url)}; "
               f"{args.workers} simulated workers x {args.saves} saves")  # fmt: skip
-        for name, saves, think in [
-            ("paced (think time 1-5 s)", args.saves, (1.0, 5.0)),
-            ("closed loop (no think time, capacity)", args.saves // 3, None),
+        for name, saves, think, saves_only in [
+            ("paced (think time 1-5 s)", args.saves, (1.0, 5.0), False),
+            ("closed loop (no think time, capacity)", args.saves // 3, None, False),
+            ("saves only, closed loop", args.saves // 3, None, True),
         ]:
-            cpu_before = cpu_seconds(server.pid)
-            results, seconds = run_phase(tokens, saves, think)
-            errors += describe(name, results, seconds, cpu_seconds(server.pid) - cpu_before)
+            measured = run_phase(server, postgres, tokens, saves, think, saves_only, prefix=name[0])
+            errors += describe(name, *measured)
 
         page = Session(page_token)
         # 200 annotations on a 40-segment document, then time the page.

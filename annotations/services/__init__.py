@@ -5,6 +5,7 @@ from .planning import AssignmentPlan, AssignmentPlanError, assignments_generate
 from .task import (
     TaskClosed,
     TaskInputError,
+    TaskNotFound,
     assignment_record_activity,
     assignment_submit,
 )
@@ -16,6 +17,7 @@ __all__ = [
     "JoinRefused",
     "TaskClosed",
     "TaskInputError",
+    "TaskNotFound",
     "assignment_join",
     "assignment_record_activity",
     "assignment_save_feedback",

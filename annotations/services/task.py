@@ -36,17 +36,32 @@ class TaskClosed(Exception):
     """The assignment no longer takes changes: submitted or released (HTTP 409)."""
 
 
-def locked_open(assignment):
-    locked = Assignment.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.pk)
-    if locked.status == Assignment.Status.SUBMITTED:
-        raise TaskClosed("This assignment is already submitted; it can no longer change.")
-    if locked.available_from is not None and locked.available_from > timezone.now():
-        raise TaskClosed(f"This retest opens on {locked.available_from:%Y-%m-%d %H:%M} UTC.")
-    if locked.status == Assignment.Status.RELEASED:
-        raise TaskClosed(
+class TaskNotFound(Exception):
+    """No assignment has this token (HTTP 404); raised by writes that find the assignment themselves."""
+
+
+# The statuses in which an assignment takes changes (see closed_reason for the others).
+OPEN_STATUSES = (Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS)
+
+
+def closed_reason(assignment):
+    """Why the assignment takes no changes now (the 409's message), or None when it does."""
+    if assignment.status == Assignment.Status.SUBMITTED:
+        return "This assignment is already submitted; it can no longer change."
+    if assignment.available_from is not None and assignment.available_from > timezone.now():
+        return f"This retest opens on {assignment.available_from:%Y-%m-%d %H:%M} UTC."
+    if assignment.status == Assignment.Status.RELEASED:
+        return (
             "This assignment was released after a long time without activity; "
             "what you saved is kept, but it can no longer change."
         )
+    return None
+
+
+def locked_open(assignment):
+    locked = Assignment.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.pk)
+    if (reason := closed_reason(locked)) is not None:
+        raise TaskClosed(reason)
     return locked
 
 

@@ -18,6 +18,7 @@ from annotations import selectors
 from annotations.services import (
     TaskClosed,
     TaskInputError,
+    TaskNotFound,
     assignment_record_activity,
     assignment_save_feedback,
     assignment_submit,
@@ -56,24 +57,39 @@ def read_body(request):
     return body, None
 
 
-def task_api(*methods):
-    """Find the token's assignment, decode the JSON body, turn task errors into 4xx."""
+NO_TASK = "There is no task with this link."
+
+
+def task_api(*methods, opens_by_token=False):
+    """Find the token's assignment, decode the JSON body, turn task errors into 4xx.
+
+    A view that finds and locks the assignment in its own first statement (a
+    hot write: the span page's save) says `opens_by_token`: it is given the
+    token instead of the assignment and raises TaskNotFound for an unknown one,
+    so the request sends no separate lookup. A refused body still answers 404
+    for an unknown token, as for every other view.
+    """
 
     def decorate(view):
         @wraps(view)
         def wrapper(request, token, *args, **kwargs):
             if request.method not in methods:
                 return method_not_allowed(methods)
-            assignment = (
-                selectors.task_assignment(token) if request.method == "GET"
-                else selectors.task_assignment_for_api(token)
-            )  # fmt: skip
-            if assignment is None:
-                return error(404, "There is no task with this link.")
+            if opens_by_token:
+                assignment = token
+            else:
+                assignment = (
+                    selectors.task_assignment(token) if request.method == "GET"
+                    else selectors.task_assignment_for_api(token)
+                )  # fmt: skip
+                if assignment is None:
+                    return error(404, NO_TASK)
             body = None
             if request.method == "POST":
                 body, refused = read_body(request)
                 if refused is not None:
+                    if opens_by_token and selectors.task_assignment_for_api(token) is None:
+                        return error(404, NO_TASK)
                     return refused
             try:
                 return view(request, assignment, body, *args, **kwargs)
@@ -81,6 +97,8 @@ def task_api(*methods):
                 return error(400, str(problem))
             except TaskClosed as closed:
                 return error(409, str(closed))
+            except TaskNotFound:
+                return error(404, NO_TASK)
 
         return wrapper
 

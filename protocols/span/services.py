@@ -1,33 +1,34 @@
 """The span page's writes: add and remove error spans, move between segments, answer
 the questions about the whole document.
 
-Each locks the assignment row first (annotations.services.task.locked_open),
-so a double click or two tabs cannot interleave writes; adds carry a
-client-made id, so a retried save stores nothing twice.
+Each locks the assignment row first (annotations.services.task.locked_open, or
+for a save the UPDATE of save_statements), so a double click or two tabs cannot
+interleave writes; adds carry a client-made id, so a retried save stores
+nothing twice.
 """
 
 from django.db import transaction
 
-from annotations.services.task import TaskInputError, furthest_segment, locked_open, touch
+from annotations.models import Assignment
+from annotations.services.task import (
+    TaskClosed,
+    TaskInputError,
+    TaskNotFound,
+    closed_reason,
+    furthest_segment,
+    locked_open,
+    touch,
+)
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
 from .assistance.suggestions import undecided_before
 from .document_questions import AnswerError, checked_answers, ordered_answers, study_questions
 from .models import DocumentAnswer, ErrorAnnotation
+from .save_statements import assignment_open_for_save, insert_unless_stored
 
 MAX_COMMENT = 2000
 MAX_VISITS_KEPT = 5000
-
-
-def _segments_by_index(assignment, data):
-    """The segments a request names (not the whole document: saves stay cheap)."""
-    wanted = [data.get("segment")]
-    if isinstance(data.get("paired"), dict):
-        wanted.append(data["paired"].get("segment"))
-    wanted = [index for index in wanted if is_whole_number(index)]
-    segments = Segment.objects.filter(document_id=assignment.document_id, index__in=wanted)
-    return {segment.index: segment for segment in segments.only("id", "index", "text")}
 
 
 def _span(raw, segments, reachable, label):
@@ -47,37 +48,19 @@ def _span(raw, segments, reachable, label):
     return segments[index], raw["start"], raw["end"], text
 
 
-@transaction.atomic
-def annotation_add(*, assignment, data):
-    """Store one error annotation from the worker page; returns (annotation, created).
-
-    `data` is the decoded JSON body: client_id, category, segment, start, end,
-    text, comment, and for a paired category `paired` {segment, start, end, text}.
-    The same client_id again returns the stored annotation (a retried save).
-    """
-    if not isinstance(data, dict):
-        raise TaskInputError("send a JSON object")
-    client_id = data.get("client_id")
-    if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
-        raise TaskInputError("'client_id' must be text of 1 to 64 characters")
-    assignment = locked_open(assignment)
-    existing = assignment.annotations.filter(client_id=client_id).first()
-    if existing is not None:
-        return existing, False
-    category = assignment.study.taxonomy.categories.filter(key=data.get("category")).first() if (
-        assignment.study.taxonomy_id and isinstance(data.get("category"), str)
-    ) else None  # fmt: skip
+def _checked_annotation(opened, data, client_id):
+    """The ErrorAnnotation that `data` describes, checked against what the save opened (unsaved)."""
+    category = opened.category
     if category is None:
         raise TaskInputError(f"category {data.get('category')!r} is not in this study's taxonomy")
-    segments = _segments_by_index(assignment, data)
-    reachable = furthest_segment(assignment)
-    segment, start, end, text = _span(data, segments, reachable, "span")
+    reachable = opened.furthest_segment
+    segment, start, end, text = _span(data, opened.segments, reachable, "span")
     paired = data.get("paired")
     if category.is_paired:
         if paired is None:
             raise TaskInputError(f"{category.label} is a paired category: also select the earlier span")
         paired_segment, paired_start, paired_end, paired_text = _span(
-            paired, segments, reachable, "paired span"
+            paired, opened.segments, reachable, "paired span"
         )
         if paired_segment.index > segment.index:
             raise TaskInputError("paired span: it must be in the same or an earlier segment")
@@ -89,15 +72,70 @@ def annotation_add(*, assignment, data):
     comment = data.get("comment") or ""
     if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
         raise TaskInputError(f"'comment' must be text of at most {MAX_COMMENT} characters")
-    # The assignment row lock serialises this worker's saves, so the client_id
-    # check above cannot race with another insert of the same annotation.
-    annotation = ErrorAnnotation.objects.create(
-        assignment=assignment, segment=segment, category=category, start=start, end=end,
+    return ErrorAnnotation(
+        assignment_id=opened.assignment_id, segment=segment, category=category, start=start, end=end,
         text=text, paired_segment=paired_segment, paired_start=paired_start,
         paired_end=paired_end, paired_text=paired_text, comment=comment, client_id=client_id,
     )  # fmt: skip
-    touch(assignment)
-    return annotation, True
+
+
+def _stored(assignment_id, client_id):
+    return (
+        ErrorAnnotation.objects.filter(assignment_id=assignment_id, client_id=client_id)
+        .select_related("category", "segment", "paired_segment")
+        .first()
+    )
+
+
+def _opened_or_refused(token, data):
+    """The open assignment of `token`, locked and touched (save_statements), or why not:
+    TaskNotFound or TaskClosed. Only a refusal pays for a second read."""
+    if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
+        raise TaskNotFound(token)
+    segment_indexes = [data.get("segment")]
+    if isinstance(data.get("paired"), dict):
+        segment_indexes.append(data["paired"].get("segment"))
+    for _attempt in range(2):
+        opened = assignment_open_for_save(
+            token=token, category_key=data.get("category"), segment_indexes=segment_indexes
+        )
+        if opened is not None:
+            return opened
+        assignment = Assignment.objects.for_token(token).only("status", "available_from").first()
+        if assignment is None:
+            raise TaskNotFound(token)
+        if (reason := closed_reason(assignment)) is not None:
+            raise TaskClosed(reason)
+        # Reopened between the two statements (by a researcher): open it again.
+    raise TaskClosed("This assignment is changing right now; save again in a moment.")
+
+
+@transaction.atomic
+def annotation_add(*, token, data):
+    """Store one error annotation from the worker page; returns (annotation, created).
+
+    `token` is the assignment's task token; `data` the decoded JSON body:
+    client_id, category, segment, start, end, text, comment, and for a paired
+    category `paired` {segment, start, end, text}. The same client_id again
+    returns the stored annotation (a retried save), even if the retry's body no
+    longer fits. A save is BEGIN, two statements (save_statements), COMMIT.
+    """
+    if not isinstance(data, dict):
+        raise TaskInputError("send a JSON object")
+    client_id = data.get("client_id")
+    if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
+        raise TaskInputError("'client_id' must be text of 1 to 64 characters")
+    opened = _opened_or_refused(token, data)
+    try:
+        annotation = _checked_annotation(opened, data, client_id)
+    except TaskInputError:
+        stored = _stored(opened.assignment_id, client_id)
+        if stored is None:
+            raise
+        return stored, False
+    if insert_unless_stored(annotation):
+        return annotation, True
+    return _stored(opened.assignment_id, client_id), False
 
 
 @transaction.atomic

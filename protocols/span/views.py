@@ -11,9 +11,10 @@ from .selectors import annotation_data
 from .services import annotation_add, annotation_remove, assignment_move, document_answers_save
 
 
-@task_api("POST")
-def annotations(request, assignment, body):
-    annotation, created = annotation_add(assignment=assignment, data=body)
+@task_api("POST", opens_by_token=True)
+def annotations(request, token, body):
+    # The save opens the assignment in its own first statement: no lookup here (save_statements).
+    annotation, created = annotation_add(token=token, data=body)
     segment_index = annotation.segment.index
     paired_index = annotation.paired_segment.index if annotation.paired_segment_id else None
     data = annotation_data(annotation, segment_index, paired_index)

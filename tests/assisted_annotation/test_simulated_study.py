@@ -86,7 +86,7 @@ def work(assignment, rng, truth):
             for position in ERRORS:
                 start, end = word_span(position)
                 annotation_add(
-                    assignment=assignment,
+                    token=assignment.token,
                     data=span(segment, start, end, f"{assignment.pk}-{segment}-{position}"),
                 )
     Assignment.objects.filter(pk=assignment.pk).update(active_seconds=60 if assisted else 100)

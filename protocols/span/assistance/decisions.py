@@ -116,7 +116,7 @@ def suggestion_decide(*, assignment, suggestion_id, data):
         )
         touch(assignment)
         return decision, True
-    annotation, created = annotation_add(assignment=assignment, data=taken)
+    annotation, created = annotation_add(token=assignment.token, data=taken)
     if not created:
         raise DecisionConflict(
             "that client_id names an annotation stored already: give the taken span a new one"

@@ -1,0 +1,145 @@
+"""What a span save costs the database, and that its cheap path keeps the save's guarantees.
+
+A save is BEGIN, one UPDATE of the assignment (lock, activity, and the category
+and segments it names), one idempotent INSERT, COMMIT. Inside a test's own
+transaction the save's BEGIN and COMMIT are a SAVEPOINT and its RELEASE, which
+the captured queries show in their place.
+"""
+
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation
+from studies.models import Category
+from tests.annotations.task_api import SEGMENT_TEXT, post
+
+pytestmark = pytest.mark.django_db
+
+SAVE = "task-api-annotations"
+
+
+def span(segment=0, start=25, end=29, client_id="c1", **extra):
+    text = SEGMENT_TEXT.format(s=segment)[start:end]
+    return {"client_id": client_id, "category": "CharE", "segment": segment, "start": start, "end": end,
+            "text": text, **extra}  # fmt: skip
+
+
+def reached(assignment, segment):
+    Assignment.objects.filter(pk=assignment.pk).update(current_segment=segment)
+
+
+def save_statements(client, assignment, body):
+    with CaptureQueriesContext(connection) as captured:
+        response = post(client, SAVE, assignment, body)
+    return response, [query["sql"] for query in captured.captured_queries]
+
+
+def test_a_save_sends_four_statements_begin_and_commit_included(client, assignment):
+    response, statements = save_statements(client, assignment, span())
+    assert response.status_code == 201
+    assert len(statements) <= 4, "\n".join(statements)
+    assert statements[0].startswith("SAVEPOINT") and statements[-1].startswith("RELEASE SAVEPOINT")
+
+
+def test_a_paired_save_sends_four_statements_too(client, assignment):
+    reached(assignment, 1)
+    paired = {"segment": 0, "start": 30, "end": 33, "text": "met"}
+    response, statements = save_statements(
+        client, assignment, span(segment=1, category="RepE", paired=paired)
+    )
+    assert response.status_code == 201, response.json()
+    assert len(statements) <= 4, "\n".join(statements)
+    assert response.json()["paired"] == {**paired}
+
+
+def test_a_retried_save_stores_one_annotation_and_answers_the_same(client, assignment):
+    first = post(client, SAVE, assignment, span())
+    again = post(client, SAVE, assignment, span())
+    assert (first.status_code, again.status_code) == (201, 200)
+    assert again.json() == first.json()
+    assert ErrorAnnotation.objects.count() == 1
+
+
+def test_a_retry_whose_body_no_longer_fits_answers_with_the_stored_annotation(client, assignment):
+    first = post(client, SAVE, assignment, span())
+    again = post(client, SAVE, assignment, {**span(), "text": "Bert", "category": "Nope"})
+    assert again.status_code == 200
+    assert again.json() == first.json()
+
+
+def test_the_saved_annotation_is_the_one_answered(client, assignment):
+    response = post(client, SAVE, assignment, span(comment="twice?"))
+    stored = ErrorAnnotation.objects.select_related("category", "segment").get()
+    assert response.json()["client_id"] == stored.client_id == "c1"
+    assert (stored.category.key, stored.segment.index, stored.comment) == ("CharE", 0, "twice?")
+    assert stored.created_at is not None and stored.answers == {}
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.IN_PROGRESS
+    assert assignment.last_activity_at is not None and assignment.started_at is not None
+
+
+def test_a_category_changed_in_admin_counts_from_the_next_save(client, assignment):
+    """Nothing about the taxonomy is kept between requests: an edit is never served stale."""
+    assert post(client, SAVE, assignment, span(client_id="a")).status_code == 201
+    Category.objects.filter(key="CharE").update(kind=Category.Kind.PAIRED, label="Now paired")
+    refused = post(client, SAVE, assignment, span(client_id="b"))
+    assert refused.status_code == 400
+    assert "Now paired is a paired category" in refused.json()["error"]
+    Category.objects.filter(key="CharE").update(key="Renamed")
+    gone = post(client, SAVE, assignment, span(client_id="c"))
+    assert gone.status_code == 400
+    assert "category 'CharE' is not in this study's taxonomy" in gone.json()["error"]
+
+
+def test_a_refused_save_changes_nothing(client, assignment):
+    response = post(client, SAVE, assignment, {**span(), "text": "Bert"})
+    assert response.status_code == 400
+    assignment.refresh_from_db()
+    assert (assignment.status, assignment.last_activity_at) == (Assignment.Status.ASSIGNED, None)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"status": Assignment.Status.SUBMITTED}, "already submitted"),
+        ({"status": Assignment.Status.RELEASED}, "released after a long time"),
+        ({"available_from": timezone.now() + timedelta(days=7)}, "This retest opens on"),
+    ],
+)
+def test_a_save_to_a_closed_assignment_is_409_and_stores_nothing(client, assignment, change, message):
+    Assignment.objects.filter(pk=assignment.pk).update(**change)
+    response = post(client, SAVE, assignment, span())
+    assert response.status_code == 409
+    assert message in response.json()["error"]
+    assert ErrorAnnotation.objects.count() == 0
+
+
+@pytest.mark.parametrize("token", ["%00", "abc%00def", "%ED%A0%80", "x" * 5000, "no-such-token"])
+@pytest.mark.parametrize("body", ['{"client_id": "c1"}', "not json"])
+def test_an_unknown_token_is_404_even_with_a_bad_body(client, token, body):
+    path = reverse(SAVE, args=["TOKEN"]).replace("TOKEN", token)
+    response = client.post(path, body, content_type="application/json")
+    assert response.status_code == 404
+    assert response.json() == {"error": "There is no task with this link."}
+
+
+def test_a_token_saves_only_to_its_own_assignment(client, assignment):
+    other = Assignment.objects.create(
+        study=assignment.study, document=assignment.document, worker=assignment.worker, kind="retest"
+    )
+    assert post(client, SAVE, other, span()).status_code == 201
+    assert list(ErrorAnnotation.objects.values_list("assignment_id", flat=True)) == [other.pk]
+    assert post(client, SAVE, assignment, span()).status_code == 201
+    assert ErrorAnnotation.objects.filter(assignment=assignment).count() == 1
+
+
+def test_a_huge_segment_index_is_400_not_a_database_error(client, assignment):
+    response = post(client, SAVE, assignment, {**span(), "segment": 10**30})
+    assert response.status_code == 400
+    assert "is not in this document" in response.json()["error"]

@@ -17,9 +17,10 @@ def check_documents(records, problems, *, existing_ids=(), sentences_per_segment
     assignments for a broken document are not reported a second time.
     `existing_ids` are the study's stored documents (adding to a study).
     """
-    documents, broken, first_line = [], set(), {}
+    documents, broken, first_line, file = [], set(), {}, ""
     existing_ids = set(existing_ids)
     for record in records:
+        file = record.file
         if isinstance(record.value, dict) and "__falte_id" in record.value:
             spec = _check_falte(record, problems, sentences_per_segment)
         else:
@@ -38,7 +39,7 @@ def check_documents(records, problems, *, existing_ids=(), sentences_per_segment
             continue
         first_line[external_id] = record.line
         documents.append(spec)
-    _warn_identical_outputs(documents, first_line, problems, records[0].file if records else "")
+    _warn_identical_outputs(documents, first_line, problems, file)
     return documents, broken
 
 

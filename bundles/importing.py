@@ -35,10 +35,12 @@ class ImportResult:
 
 
 def document_records(path, name, problems):
-    """Records of a documents file, JSON Lines or FALTE's JSON object, by its name."""
+    """Records of a documents file, JSON Lines or FALTE's JSON object, by its name, one at a time:
+    checking keeps what it needs of each, so the parsed file is never held whole (a 100,000-document
+    file would otherwise sit in memory twice)."""
     if name.endswith(".jsonl"):
-        return list(read_jsonl(path, name, problems))
-    return list(read_falte_documents(path, name, problems))
+        return read_jsonl(path, name, problems)
+    return read_falte_documents(path, name, problems)
 
 
 def import_bundle(directory, *, locate=False, user=None):
@@ -57,7 +59,7 @@ def import_bundle(directory, *, locate=False, user=None):
     spec = check_study(raw, problems, user=user) if raw is not None else None
 
     present = [name for name in DOCUMENT_FILES if (directory / name).is_file()]
-    records = []
+    records = ()
     if len(present) != 1:
         problems.add(DOCUMENT_FILES[0], 0, "give exactly one of documents.jsonl or documents.json")
     else:
@@ -90,11 +92,11 @@ def import_documents(study, path, name):
     problems = Problems()
     records = document_records(path, name, problems)
     existing = set(study.documents.values_list("external_id", flat=True))
-    documents, _ = check_documents(
+    documents, broken = check_documents(
         records, problems, existing_ids=existing,
         sentences_per_segment=study.config.get("sentences_per_segment"),
     )  # fmt: skip
-    if not records and not problems:
+    if not documents and not broken and not problems:
         problems.add(name, 0, "no documents in the file")
     problems.raise_if_any()
     write_documents(study, documents)

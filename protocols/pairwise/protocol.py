@@ -62,5 +62,8 @@ class PairwiseProtocol(Protocol):
     def export_row_count(self, study):
         return exports.pairwise_row_count(study)
 
+    def export_types(self, study):
+        return dict.fromkeys(["position", "strength", "assignment", "active_seconds"], "int")
+
 
 PROTOCOLS = [PairwiseProtocol()]

@@ -64,6 +64,9 @@ class LikertProtocol(RatingProtocol):
     def export_row_count(self, study):
         return exports.likert_row_count(study)
 
+    def export_types(self, study):
+        return dict.fromkeys(["score", "assignment", "active_seconds"], "int")
+
 
 class BestWorstProtocol(RatingProtocol):
     key = BWS
@@ -81,6 +84,9 @@ class BestWorstProtocol(RatingProtocol):
 
     def export_row_count(self, study):
         return exports.bws_row_count(study)
+
+    def export_types(self, study):
+        return dict.fromkeys(["tuple", "value", "assignment", "active_seconds"], "int")
 
 
 PROTOCOLS = [LikertProtocol(), BestWorstProtocol()]

@@ -54,5 +54,8 @@ class ReviewProtocol(Protocol):
     def export_row_count(self, study):
         return exports.review_row_count(study)
 
+    def export_types(self, study):
+        return dict.fromkeys(["item", "assignment"], "int")
+
 
 PROTOCOLS = [ReviewProtocol()]

@@ -15,6 +15,7 @@ from exports.rows import csv_lines
 from exports.services import export_request
 from exports.spreadsheet import spreadsheet_safe
 from tests.exports.test_copy_export import import_awkward_study
+from tests.exports.test_worker_feedback_exports import import_with_feedback
 
 pytestmark = pytest.mark.django_db
 
@@ -71,3 +72,13 @@ def test_parquet_download_and_background_job(
     assert export.status == Export.Status.DONE and export.rows == streamed.num_rows
     download = client.get(reverse("export-download", args=[export.pk]))
     assert pq.read_table(io.BytesIO(b"".join(download.streaming_content))).equals(streamed)
+
+
+@pytest.mark.parametrize("protocol", ["likert", "bws", "review", "pairwise"])
+def test_every_protocols_table_reads_back_as_its_csv(tmp_path, protocol):
+    study = import_with_feedback(protocol, tmp_path)
+    table = pq.read_table(io.BytesIO(b"".join(parquet_chunks(study, with_platform_ids=True))))
+    header, *rows = csv_rows(study, True)
+    assert table.column_names == header and rows
+    assert [[as_csv_cell(value) for value in row.values()] for row in table.to_pylist()] == rows
+    assert table.schema.field("assignment").type == pa.int64()

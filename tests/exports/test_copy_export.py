@@ -15,7 +15,7 @@ from accounts.services import researcher_create
 from annotations.models import Assignment
 from bundles.services import study_import_bundle
 from exports.rows import csv_chunks, csv_lines
-from protocols.span.export_copy import span_csv_copy
+from protocols.span.export_copy import _statements, span_csv_copy
 from protocols.span.models import Suggestion
 from tests.bundles import annotation, study_yaml, write_bundle
 
@@ -125,3 +125,15 @@ def test_an_assisted_study_keeps_the_python_writer(study):
     assert span_csv_copy(study) is None
     assert b"".join(csv_chunks(study)) == python_csv(study, False)
     assert b"suggestion_action" in b"".join(csv_chunks(study)).split(b"\r\n")[0]
+
+
+@needs_postgresql
+def test_copy_never_sorts_the_whole_table_before_the_first_row(study):
+    """Only each assignment's spans are sorted: a sort above the join would hold back the first
+    row until every row was read (tens of seconds at 10M rows, docs/benchmarks.md)."""
+    (statement, params), _ = _statements(study, with_platform_ids=True)
+    query = statement.removeprefix("COPY (").removesuffix(") TO STDOUT (FORMAT csv)")
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN {query}", params)
+        plan = [line for (line,) in cursor.fetchall()]
+    assert plan[0].startswith("Nested Loop"), plan

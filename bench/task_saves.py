@@ -75,7 +75,7 @@ def engine_name(url):
     return "SQLite" if url.startswith("sqlite:") else "PostgreSQL"
 
 
-def start_server(env, checkout, workers=2):
+def start_server(env, workers=2, checkout=ROOT):
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", str(workers),
          "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning",
@@ -100,7 +100,7 @@ def bench_env(database_url):
                 SECURE_HSTS_SECONDS="0", CONN_MAX_AGE="60")  # fmt: skip
 
 
-def manage(env, checkout, *args, capture=False):
+def manage(env, *args, capture=False, checkout=ROOT):
     result = subprocess.run(
         [sys.executable, "manage.py", *args], env=env, cwd=checkout, check=True,
         capture_output=capture, text=True,
@@ -238,19 +238,31 @@ def main():
 
     env = bench_env(args.database_url)
     fresh_database(args.database_url)
-    manage(env, checkout, "migrate", "-v", "0")
+    # Pages name hashed static files once the checkout serves them itself (WhiteNoise); each
+    # checkout gets its own collected copy, which older checkouts simply ignore.
+    env["STATIC_ROOT"] = str(ROOT / "bench" / "out" / f"static-{checkout.name}")
+    manage(env, "collectstatic", "--no-input", "-v", "0", checkout=checkout)
+    manage(env, "migrate", "-v", "0", checkout=checkout)
     bundle = ROOT / "bench" / "out" / "saves-bundle"
     segments = max(40, args.saves // 5 + 2)
     write_bundle(bundle, args.workers + 1, segments)
-    manage(env, checkout, "import_study", str(bundle))
+    manage(env, "import_study", str(bundle), checkout=checkout)
     workers = ",".join(f"sim{n}" for n in range(args.workers + 1))
     lines = manage(
-        env, checkout, "assign", "bench-saves", "--workers", workers, "--per-document", "1", capture=True
+        env,
+        "assign",
+        "bench-saves",
+        "--workers",
+        workers,
+        "--per-document",
+        "1",
+        capture=True,
+        checkout=checkout,
     )
     tokens = [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
     page_token, tokens = tokens[0], tokens[1:]
 
-    server = start_server(env, checkout)
+    server = start_server(env, checkout=checkout)
     postgres = None if args.database_url.startswith("sqlite:") else args.database_url.rsplit("/", 1)[1]
     errors = 0
     try:

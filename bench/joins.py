@@ -77,6 +77,9 @@ def main():
 
     env = bench_env(args.database_url)
     fresh_database(args.database_url)
+    # The pages name hashed static files (WhiteNoise serves what collectstatic wrote).
+    env["STATIC_ROOT"] = str(ROOT / "bench" / "out" / "static-joins")
+    manage(env, "collectstatic", "--no-input", "-v", "0")
     manage(env, "migrate", "-v", "0")
     # Two thirds of the joins find a place; the last rounds are refused politely (200).
     documents = args.joins * args.rounds // 3

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.import_bundle import fresh_database  # noqa: E402
 from bench.span_report import write_bundle  # noqa: E402
+from bench.task_saves import bench_env, manage  # noqa: E402
 
 
 def cpu():
@@ -81,13 +82,10 @@ def main():
     bundle = ROOT / "bench" / "out" / f"report-{args.documents}x{args.segments}"
     write_bundle(bundle, args.documents, args.segments)
     fresh_database(args.database_url)
-    env = dict(os.environ, DATABASE_URL=args.database_url, READ_DOT_ENV="0", DEBUG="0",
-               SECRET_KEY="bench-only-key-" + "x" * 40)  # fmt: skip
-    python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
-    subprocess.run([python, "manage.py", "import_study", str(bundle)], env=env, cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)  # fmt: skip
-    subprocess.run([python, __file__, "--measure"], env=env, cwd=ROOT, check=True)
+    env = bench_env(args.database_url)
+    manage(env, "migrate", "-v", "0")
+    manage(env, "import_study", str(bundle), capture=True)
+    subprocess.run([sys.executable, __file__, "--measure"], env=env, cwd=ROOT, check=True)
 
 
 if __name__ == "__main__":

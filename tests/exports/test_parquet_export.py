@@ -14,6 +14,7 @@ from exports.parquet import parquet_chunks
 from exports.rows import csv_lines
 from exports.services import export_request
 from exports.spreadsheet import spreadsheet_safe
+from falte_site.celery import app as celery_app
 from tests.exports.test_copy_export import import_awkward_study
 from tests.exports.test_worker_feedback_exports import import_with_feedback
 
@@ -64,10 +65,15 @@ def test_parquet_download_and_background_job(
     streamed = pq.read_table(io.BytesIO(b"".join(response.streaming_content)))
     assert "worker_external_id" in streamed.column_names  # a researcher sees platform ids
 
-    with django_capture_on_commit_callbacks(execute=True):
-        export = export_request(
-            study=study, user=researcher, format=Export.Format.PARQUET, with_platform_ids=True
-        )
+    # The job runs in this process, as on the embedded default (CI's PostgreSQL run has a broker).
+    celery_app.conf.task_always_eager, before = True, celery_app.conf.task_always_eager
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            export = export_request(
+                study=study, user=researcher, format=Export.Format.PARQUET, with_platform_ids=True
+            )
+    finally:
+        celery_app.conf.task_always_eager = before
     export.refresh_from_db()
     assert export.status == Export.Status.DONE and export.rows == streamed.num_rows
     download = client.get(reverse("export-download", args=[export.pk]))

@@ -22,7 +22,11 @@ of the commit before a change) with this script, so that the two are measured
 alike; run the two alternately.
 
     .venv/bin/python bench/task_saves.py [--workers 50] [--saves 30]
-        [--database-url sqlite:////tmp/falte_bench_saves.sqlite3] [--checkout DIR]
+        [--think 1,5] [--database-url sqlite:////tmp/falte_bench_saves.sqlite3] [--checkout DIR]
+
+The human-paced load of the performance issue (500 workers, one save every ~5 s):
+
+    .venv/bin/python bench/task_saves.py --workers 500 --saves 6 --think 4,6
 """
 
 import argparse
@@ -228,6 +232,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--saves", type=int, default=30)
+    parser.add_argument(
+        "--think", default="1,5", help="paced phase: think time between saves, uniform MIN,MAX seconds"
+    )
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_saves")
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the project checkout to serve")
     args = parser.parse_args()
@@ -262,6 +269,7 @@ def main():
     tokens = [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
     page_token, tokens = tokens[0], tokens[1:]
 
+    think_low, think_high = (float(value) for value in args.think.split(","))
     server = start_server(env, checkout=checkout)
     postgres = None if args.database_url.startswith("sqlite:") else args.database_url.rsplit("/", 1)[1]
     errors = 0
@@ -269,7 +277,12 @@ def main():
         print(f"gunicorn: 2 sync workers; {engine_name(args.database_url)}; "
               f"{args.workers} simulated workers x {args.saves} saves")  # fmt: skip
         for name, saves, think, saves_only in [
-            ("paced (think time 1-5 s)", args.saves, (1.0, 5.0), False),
+            (
+                f"paced (think time {think_low:g}-{think_high:g} s)",
+                args.saves,
+                (think_low, think_high),
+                False,
+            ),
             ("closed loop (no think time, capacity)", args.saves // 3, None, False),
             ("saves only, closed loop", args.saves // 3, None, True),
         ]:

@@ -69,8 +69,12 @@ def _paid_tasks(rows, study, assignments):
         )  # fmt: skip
 
 
-def workforce_figures(study):
-    """(study summary dict, [WorkerRow]) of the study as it stands now."""
+def workforce_figures(study, *, agreement=True):
+    """(study summary dict, [WorkerRow]) of the study as it stands now.
+
+    agreement=False leaves out each worker's agreement with the others, the one
+    figure that reads the annotations (pay and time need only the assignments).
+    """
     pay = pay_of(study)
     pseudonym = pseudonyms_of(study.pk)
     assignments = list(
@@ -101,7 +105,7 @@ def workforce_figures(study):
         if worker_pk in rows:
             rows[worker_pk].bonuses = amount
     protocol = protocols.of(study)
-    agreement = protocol.annotator_agreement(study)
+    agreement = protocol.annotator_agreement(study) if agreement else {}
     for row in rows.values():
         if speed_limit is not None:
             row.speeding = sum(1 for seconds in row.active_seconds if seconds < speed_limit)
@@ -158,9 +162,13 @@ def worker_line(row, pay):
     }
 
 
-def workforce_report(study):
+def workforce_report(study, *, agreement=True):
     """The report's `workforce` part: the study's totals and one line per worker (pseudonyms only)."""
-    summary, rows = workforce_figures(study)
+    return report_of(study, *workforce_figures(study, agreement=agreement))
+
+
+def report_of(study, summary, rows):
+    """The `workforce` part from workforce_figures' (summary, rows); None when no one took part."""
     if not rows:
         return None
     pay = pay_of(study)
@@ -195,7 +203,7 @@ def top_ups(study):
     pay = pay_of(study)
     if not pay.tops_up or pay.reward is None:
         return {}
-    _, rows = workforce_figures(study)
+    _, rows = workforce_figures(study, agreement=False)
     owed = {}
     for row in rows:
         fair = money(pay.target_hourly * Decimal(sum(row.active_seconds)) / 3600)

@@ -10,7 +10,8 @@ from accounts import policy
 from accounts.models import Worker
 from exports.spreadsheet import spreadsheet_safe
 
-from ..workforce import charts_of, workforce_figures, workforce_report
+from ..pay import pay_of
+from ..workforce import charts_of, report_of, workforce_figures, workforce_report
 
 CSV_COLUMNS = [
     "annotator", "submitted", "open", "released", "median_active_minutes", "active_hours", "paid", "bonuses",
@@ -36,16 +37,22 @@ class WorkforceViews:
         return study
 
     def workforce_index_view(self, request):
-        studies = policy.readable_studies(request.user).order_by("-created_at")
+        studies = list(policy.readable_studies(request.user).order_by("-created_at"))
+        for study in studies:
+            # Pay and time only: a study's agreement figures wait for its own page.
+            paid = pay_of(study).reward is not None
+            study.pay_summary = (
+                (workforce_report(study, agreement=False) or {}).get("study") if paid else None
+            )
         context = {**self.admin_site.each_context(request), "opts": self.opts, "title": "Workforce and pay",
                    "studies": studies}  # fmt: skip
         return TemplateResponse(request, "admin/crowd/workforce_index.html", context)
 
     def _lines(self, request, study):
         """The report's lines, with each worker's platform id for who manages the study."""
-        report = workforce_report(study) or {"study": {}, "workers": []}
+        summary, rows = workforce_figures(study)
+        report = report_of(study, summary, rows) or {"study": {}, "workers": []}
         if policy.sees_identities(request.user, study.pk):
-            _, rows = workforce_figures(study)
             external = dict(
                 Worker.objects.filter(pk__in=[row.worker_pk for row in rows]).values_list("pk", "external_id")
             )

@@ -15,6 +15,7 @@ from annotations.models import Assignment
 from crowd.models import LedgerEntry
 from crowd.workforce import top_ups, workforce_report
 from reports.study_report import study_report_data
+from studies import protocols
 from studies.models import Category
 from tests.factories import ErrorAnnotationFactory, make_span_study
 
@@ -123,3 +124,21 @@ def test_dashboard_csv_cells_cannot_carry_formulas(world, client, researcher):
     response = client.get(reverse("admin:crowd_workforce_csv", args=[study.pk]))
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert sorted(row["platform_id"] for row in rows) == ["'=pid1", "'=pid2", "'=pid3", "'=pid4"]
+
+
+def test_the_dashboards_index_flags_studies_under_their_target_without_computing_agreement(
+    world, client, researcher, monkeypatch
+):
+    study, _ = world
+    unpaid = make_span_study(documents=1, researcher=researcher, slug="unpaid", title="Unpaid pilot")
+    asked = []
+    span_protocol = type(protocols.of(study))
+    monkeypatch.setattr(span_protocol, "annotator_agreement", lambda self, s: asked.append(s.pk) or {})
+    client.force_login(researcher)
+    page = client.get(reverse("admin:crowd_workforce_index")).content.decode()
+    expected = workforce_report(study)["study"]
+    line = next(item for item in page.split("<li") if study.title in item)
+    assert 'class="under-target"' in line and "under the target" in line
+    assert f"{expected['effective_hourly']:.2f}" in line and "against a target of" in line
+    assert "an hour" not in next(item for item in page.split("<li") if unpaid.title in item)
+    assert asked == [study.pk]  # only the expected report above; the index computed none

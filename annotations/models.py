@@ -121,3 +121,7 @@ class Assignment(models.Model):
     @property
     def task_path(self):
         return f"/task/{self.token}/"
+
+
+# The statuses in which an assignment is still being worked on and takes changes.
+OPEN_STATUSES = (Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS)

@@ -11,8 +11,8 @@ from math import ceil
 
 from django.conf import settings
 
-from accounts import policy
-from annotations.models import Assignment
+from annotations.models import OPEN_STATUSES, Assignment
+from annotations.services.pools import excluded_studies
 from qualification.models import QualificationResult
 
 from .pay import pay_of
@@ -84,15 +84,11 @@ def allowed_platform_ids(study, platform):
     return sorted(ids)
 
 
-def excluded_platform_ids(study, platform, user):
-    """Workers of the studies named in workers.exclude_studies, among the studies `user` may read:
-    a slug of another team's study excludes nobody and says nothing about it."""
-    excluded = ((study.config or {}).get("workers") or {}).get("exclude_studies") or []
-    if not excluded:
-        return []
-    earlier = policy.readable_studies(user).filter(slug__in=excluded)
+def excluded_platform_ids(study, platform):
+    """Workers of the studies named in workers.exclude_studies, by the join link's own rule
+    (annotations/services/pools.py): a slug of another team's study excludes nobody."""
     return sorted(
-        Assignment.objects.filter(study__in=earlier, worker__platform=platform)
+        Assignment.objects.filter(study__in=excluded_studies(study), worker__platform=platform)
         .values_list("worker__external_id", flat=True)
         .distinct()
     )
@@ -113,6 +109,6 @@ def submitted_work(study, platform):
         worker_id = assignment.worker.external_id
         if assignment.status == Assignment.Status.SUBMITTED:
             latest[worker_id] = assignment
-        elif assignment.status in (Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS):
+        elif assignment.status in OPEN_STATUSES:
             still_open.add(worker_id)
     return {worker_id: work for worker_id, work in latest.items() if worker_id not in still_open}

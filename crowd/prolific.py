@@ -104,7 +104,7 @@ class ProlificClient(PlatformClient):
             "reward": _cents(reward),
             "total_available_places": int(places),
             "device_compatibility": ["desktop"],
-            "filters": self._filters(study, user),
+            "filters": self._filters(study),
         }
         return self._plan(
             study=study, action=LedgerEntry.Action.CREATE, key=f"create:{study.pk}:{name}", user=user,
@@ -119,7 +119,7 @@ class ProlificClient(PlatformClient):
             return url.rsplit("cc=", 1)[1].split("&")[0]
         return secrets.token_hex(4).upper()
 
-    def _filters(self, study, user):
+    def _filters(self, study):
         filters = []
         allowed = listings.allowed_platform_ids(study, self.platform)
         if allowed is not None:
@@ -128,7 +128,7 @@ class ProlificClient(PlatformClient):
                     "the allow-list is empty: no one approved in the qualification, no workers.allow"
                 )
             filters.append({"filter_id": "custom_allowlist", "selected_values": allowed})
-        blocked = listings.excluded_platform_ids(study, self.platform, user)
+        blocked = listings.excluded_platform_ids(study, self.platform)
         if blocked:
             filters.append({"filter_id": "custom_blocklist", "selected_values": blocked})
         return filters

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Worker
-from annotations.models import Assignment
+from annotations.models import OPEN_STATUSES, Assignment
 from annotations.services.arms import arm_quota, worker_arm
 from annotations.services.blocks import block_assignment_create, next_block
 from annotations.services.pools import join_refusal, worker_locked
@@ -22,7 +22,6 @@ from studies import protocols
 from studies.models import Document, Study
 
 DEFAULT_RELEASE_AFTER_MINUTES = 60
-OPEN_STATUSES = [Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS]
 # The crowd platform's id of one working session: it comes back with the worker
 # but, unlike the worker id, is known to no one else (readers never see it).
 SESSION_PROOF_KEYS = ("SESSION_ID", "assignmentId")

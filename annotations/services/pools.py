@@ -41,6 +41,12 @@ def pool_studies(study):
     ]
 
 
+def excluded_studies(study):
+    """The studies named in workers.exclude_studies, among those sharing a researcher with `study`."""
+    excluded = ((study.config or {}).get("workers") or {}).get("exclude_studies") or []
+    return _related_studies(study).filter(slug__in=excluded) if excluded else Study.objects.none()
+
+
 def join_refusal(study, worker):
     """(reason, message) when `worker` may not join `study` under its worker rules, else None.
 
@@ -51,14 +57,11 @@ def join_refusal(study, worker):
     allow = rules.get("allow")
     if allow is not None and worker.external_id not in set(allow):
         return "not_listed", "This study is open to invited participants only. Thank you for your interest."
-    excluded = rules.get("exclude_studies") or []
-    if excluded:
-        earlier = _related_studies(study).filter(slug__in=excluded)
-        if Assignment.objects.filter(study__in=earlier, worker=worker).exists():
-            return "excluded", (
-                "This study is for people who did not take part in an earlier, related study. "
-                "Thank you for your interest."
-            )
+    if Assignment.objects.filter(study__in=excluded_studies(study), worker=worker).exists():
+        return "excluded", (
+            "This study is for people who did not take part in an earlier, related study. "
+            "Thank you for your interest."
+        )
     limit = rules.get("max_per_pool")
     if limit:
         taken = (

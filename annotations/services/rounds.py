@@ -10,13 +10,11 @@ Each document stays its own assignment, scored against gold on its own submit.
 
 from django.db import transaction
 
-from annotations.models import Assignment
+from annotations.models import OPEN_STATUSES, Assignment
 from qualification.models import Qualification
 from studies.models import Document
 
 from .pools import worker_locked
-
-OPEN_STATUSES = (Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS)
 
 
 def in_round(assignment):

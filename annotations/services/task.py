@@ -40,10 +40,6 @@ class TaskNotFound(Exception):
     """No assignment has this token (HTTP 404); raised by writes that find the assignment themselves."""
 
 
-# The statuses in which an assignment takes changes (see closed_reason for the others).
-OPEN_STATUSES = (Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS)
-
-
 def closed_reason(assignment):
     """Why the assignment takes no changes now (the 409's message), or None when it does."""
     if assignment.status == Assignment.Status.SUBMITTED:

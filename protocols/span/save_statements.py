@@ -23,8 +23,7 @@ from functools import cache
 from django.db import connection
 from django.utils import timezone
 
-from annotations.models import Assignment
-from annotations.services.task import OPEN_STATUSES
+from annotations.models import OPEN_STATUSES, Assignment
 from studies.models import Category, Segment, Study
 from studies.spans import is_whole_number
 

@@ -71,6 +71,8 @@ INSTALLED_APPS = [
     "protocols.pairwise",
     "evaluators",
     "crowd",
+    # Other tools' annotation files in and out (docs/interop.md).
+    "interop",
 ]
 
 MIDDLEWARE = [
@@ -254,6 +256,9 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)}
 # A running report whose job gave no sign of life for this long is sent again.
 REPORT_STALE_SECONDS = env.int("REPORT_STALE_SECONDS", default=120)
+# A report of a study with more documents than this is computed in parts of this many
+# documents, on as many Celery workers as are free, and merged (reports/parts.py).
+REPORT_PART_DOCUMENTS = env.int("REPORT_PART_DOCUMENTS", default=1000)
 # An evaluator run with no stored document for this long is taken to have lost its worker.
 EVALUATOR_STALE_SECONDS = env.int("EVALUATOR_STALE_SECONDS", default=300)
 CELERY_BEAT_SCHEDULE = {

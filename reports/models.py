@@ -69,3 +69,31 @@ class Report(models.Model):
     @property
     def is_active(self):
         return self.status in (self.Status.QUEUED, self.Status.RUNNING)
+
+
+class ReportPart(models.Model):
+    """One chunk of documents of a report computed in parts (reports/parts.py).
+
+    A large span report is split by documents across Celery workers; each part
+    stores its sufficient statistics here, and the last part to finish sends
+    the job that merges them. Rows belong to one attempt of the report: a
+    report sent again starts a new attempt and its old parts are dropped.
+    """
+
+    report = models.ForeignKey(Report, on_delete=models.CASCADE, related_name="parts")
+    attempt = models.PositiveIntegerField()
+    number = models.PositiveIntegerField()
+    spec = models.JSONField(help_text="What the protocol needs to compute the part (e.g. its documents).")
+    tallies = models.JSONField(
+        null=True, blank=True, help_text="The part's sufficient statistics, once done."
+    )
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["report", "attempt", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["report", "attempt", "number"], name="reportpart_unique_number")
+        ]
+
+    def __str__(self):
+        return f"part {self.number} of {self.report} (attempt {self.attempt})"

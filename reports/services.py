@@ -9,8 +9,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from falte_site.celery import send_after_commit
+from reports import parts
 from reports.models import Report
 from reports.study_report import study_report_data
+from studies import protocols
 
 log = logging.getLogger(__name__)
 COMPUTE_TASK = "reports.tasks.report_compute_task"  # reports/tasks.py
@@ -114,6 +116,13 @@ def report_compute(*, report_id):
         report.attempts += 1
         report.progress = 0
         report.save(update_fields=["status", "started_at", "heartbeat_at", "attempts", "progress"])
+
+        specs = parts.split(report.study, protocols.of(report.study))
+        if specs is not None:  # computed by several workers; the last part's job sends the merge
+            parts.fan_out(report, specs)
+    if specs is not None:
+        report.refresh_from_db()  # done already when the jobs run in-process (no broker)
+        return report
 
     def progress(fraction):
         Report.objects.filter(pk=report_id, status=Report.Status.RUNNING).update(

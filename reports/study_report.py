@@ -3,11 +3,13 @@
 from studies import extensions, protocols
 
 
-def study_report_data(study, progress=None):
+def study_report_data(study, progress=None, parts=None):
     """Compute the report of `study` (DESIGN.md "Report JSON"; docs/reports.md).
 
     The body is the study protocol's (Protocol.report), then each extension's part under
     its own key (Extension.report, e.g. evaluator_comparison); the header is the same for all.
+    `parts`: the tallies of every part of a report computed in parts (reports/parts.py),
+    which the protocol merges into the body instead of reading the study in one pass.
     """
     progress = progress or (lambda fraction: None)
     header = {"study": study.slug, "protocol": study.protocol}
@@ -15,7 +17,12 @@ def study_report_data(study, progress=None):
     # database, which the protocol's part and the evaluators' part both read); gone after.
     study.report_cache = {}
     try:
-        result = {**header, **protocols.of(study).report(study, progress)}
+        protocol = protocols.of(study)
+        if parts is None:
+            body = protocol.report(study, progress)
+        else:
+            body = protocol.report_from_parts(study, parts, progress)
+        result = {**header, **body}
         for extension in extensions.registered():
             part = extension.report(study, progress) if extension.report_key else None
             if part is not None:

@@ -2,6 +2,7 @@
 
 from celery import shared_task
 
+from reports import parts
 from reports.services import report_compute, reports_requeue_stale
 
 
@@ -15,3 +16,15 @@ def report_compute_task(report_id):
 def reports_requeue_stale_task():
     """Periodic: recover reports whose worker died (see reports_requeue_stale)."""
     return reports_requeue_stale()
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def report_part_task(report_id, attempt, number):
+    """Compute one part of a report computed in parts (reports/parts.py); safe to run again."""
+    parts.part_compute(report_id, attempt, number)
+
+
+@shared_task(acks_late=True, reject_on_worker_lost=True)
+def report_merge_task(report_id, attempt):
+    """Merge the parts of a report into its result (reports/parts.py); safe to run again."""
+    parts.merge(report_id, attempt)

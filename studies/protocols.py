@@ -131,6 +131,21 @@ class Protocol:
         """The study report's body (the report JSON without its header); `progress(fraction)`."""
         return {}
 
+    def report_parts(self, study, documents_per_part):
+        """Split the report into parts of about `documents_per_part` documents each, to be computed
+        on several workers: a list of JSON-ready part descriptions, or None to compute it in one
+        pass (report). A protocol that splits also gives report_part and report_from_parts."""
+        return None
+
+    def report_part(self, study, part):
+        """The sufficient statistics (JSON-ready) of one part from report_parts."""
+        raise NotImplementedError
+
+    def report_from_parts(self, study, tallies, progress):
+        """The report's body from every part's report_part, in the order of report_parts; it must be
+        the body report() gives."""
+        raise NotImplementedError
+
     def report_context(self, result):
         """Template context of report_template from a finished report's JSON (None: nothing to show)."""
         return {}

@@ -90,6 +90,21 @@ class SpanProtocol(Protocol):
         progress(0.2)
         layout = report.span_layout_for(study, data)
         result = span_report(data, progress=lambda fraction: progress(0.2 + 0.8 * fraction), layout=layout)
+        return self._report_parts_beside_spans(study, result)
+
+    def report_parts(self, study, documents_per_part):
+        return report.report_parts(study, documents_per_part)
+
+    def report_part(self, study, part):
+        return report.part_tallies(study, part)
+
+    def report_from_parts(self, study, tallies, progress):
+        result = report.figures_from_parts(study, tallies)
+        progress(0.5)
+        return self._report_parts_beside_spans(study, result)
+
+    def _report_parts_beside_spans(self, study, result):
+        """Document questions, qualification and assistance: read whole, in one pass."""
         questions = document_questions.study_questions(study)
         if questions:
             result["document_questions"] = report.document_questions_for(study, questions)
@@ -107,6 +122,9 @@ class SpanProtocol(Protocol):
     annotator_agreement_rule = annotators.RULE
 
     def annotator_agreement(self, study):
+        cache = getattr(study, "report_cache", None)
+        if cache is not None and "annotator_agreement" in cache:  # a report merged from parts left it
+            return cache["annotator_agreement"]
         return annotators.annotator_agreement(report.span_study_for(study))
 
     def export_columns(self, study):

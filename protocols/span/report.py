@@ -9,9 +9,12 @@ from django.db.models import Count
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from protocols.span.models import DocumentAnswer, ErrorAnnotation
+from reports.metrics.spans.annotators import agreement_from_pairs, agreement_pairs
 from reports.metrics.spans.data import MAIN, Annotation, Span, SpanCategory, SpanDocument, SpanStudy
 from reports.metrics.spans.holistic import DocumentAnswers, DocumentQuestion, document_questions_report
 from reports.metrics.spans.layout import StudyLayout
+from reports.metrics.spans.report import span_figures
+from reports.metrics.spans.tallies import GOLD_REFERENCE, OTHERS_REFERENCE, merge_tallies, span_tallies
 from studies.models import Segment
 
 CHUNK = 20_000
@@ -43,20 +46,73 @@ def span_layout_for(study, span_study):
     return layout
 
 
-def _load_span_study(study):
-    categories = []
-    if study.taxonomy_id:
+def report_parts(study, documents_per_part):
+    """The report in parts of `documents_per_part` documents (in study order), or None for one part.
+
+    Each part names its documents and the reference every part scores
+    annotators against (gold when the study has any submitted gold work),
+    which one part alone could not tell.
+    """
+    ids = list(study.documents.order_by("position", "id").values_list("id", flat=True))
+    if len(ids) <= documents_per_part:
+        return None
+    gold = Assignment.objects.filter(
+        study=study, kind=Assignment.Kind.GOLD, status=Assignment.Status.SUBMITTED
+    )
+    reference = GOLD_REFERENCE if gold.exists() else OTHERS_REFERENCE
+    return [
+        {"documents": ids[start : start + documents_per_part], "reference_kind": reference}
+        for start in range(0, len(ids), documents_per_part)
+    ]
+
+
+def part_tallies(study, part):
+    """The span report's tallies of one part's documents, and the workforce agreement's pairs."""
+    data = _load_span_study(study, document_ids=part["documents"])
+    tallies = span_tallies(data, reference_kind=part["reference_kind"])
+    tallies["agreement_pairs"] = agreement_pairs(data)
+    return tallies
+
+
+def figures_from_parts(study, parts):
+    """The span report's figures from every part's tallies, as one pass over the study gives them.
+
+    The workforce part's agreement (annotator_agreement) is left in the
+    report cache, so it is not read from the database again.
+    """
+    pairs = {}
+    for part in parts:
+        for annotator, values in part.get("agreement_pairs", {}).items():
+            pairs.setdefault(annotator, []).extend(values)
+    cache = getattr(study, "report_cache", None)
+    if cache is not None:
+        cache["annotator_agreement"] = agreement_from_pairs(pairs)
+    return span_figures(_categories(study), merge_tallies(parts))
+
+
+def _categories(study):
+    if not study.taxonomy_id:
+        return []
+    return [
+        SpanCategory(key=key, group=group or key, paired=kind == "paired")
         for key, group, kind in study.taxonomy.categories.order_by("order", "key").values_list(
             "key", "group", "kind"
-        ):
-            categories.append(SpanCategory(key=key, group=group or key, paired=kind == "paired"))
+        )
+    ]
 
+
+def _load_span_study(study, document_ids=None):
+    """The study as a SpanStudy; with `document_ids`, only those documents and their work."""
+    categories = _categories(study)
     documents = {}
-    for pk, external_id, system in study.documents.order_by("position", "id").values_list(
+    chosen = study.documents.all() if document_ids is None else study.documents.filter(id__in=document_ids)
+    for pk, external_id, system in chosen.order_by("position", "id").values_list(
         "id", "external_id", "system"
     ):
         documents[pk] = SpanDocument(id=external_id, system=system, segments=[], sentences=[])
     segments = Segment.objects.filter(document__study=study).order_by("document_id", "index")
+    if document_ids is not None:
+        segments = segments.filter(document_id__in=document_ids)
     for document_id, text, sentences in segments.values_list("document_id", "text", "sentences").iterator(
         chunk_size=CHUNK
     ):
@@ -66,6 +122,8 @@ def _load_span_study(study):
     annotator_of = pseudonyms_of(study.pk)  # reports name annotators by pseudonym only
     assignments = {}
     submitted = Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
+    if document_ids is not None:
+        submitted = submitted.filter(document_id__in=document_ids)
     for pk, document_id, worker, kind, seconds, visited, arm in submitted.values_list(
         "id", "document_id", "worker_id", "kind", "active_seconds", "segments_visited", "arm"
     ).iterator(chunk_size=CHUNK):

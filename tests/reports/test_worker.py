@@ -20,7 +20,8 @@ from django.urls import reverse
 
 from bundles.services import study_import_bundle
 from falte_site.celery import app as celery_app
-from reports.models import Report
+from reports.models import Report, ReportPart
+from reports.study_report import study_report_data
 from tests.reports.span_bundle import write_span_bundle
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,14 +45,14 @@ def broker_queue():
     celery_app.conf.task_always_eager, celery_app.conf.task_default_queue = before
 
 
-def start_worker(queue, **extra_env):
+def start_worker(queue, concurrency=1, **extra_env):
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
     env = dict(os.environ, DATABASE_URL=url, CELERY_TASK_DEFAULT_QUEUE=queue,
                DJANGO_SETTINGS_MODULE="falte_site.test_settings", **extra_env)  # fmt: skip
     return subprocess.Popen(
         [str(Path(sys.executable).parent / "celery"), "-A", "falte_site", "worker", "--loglevel", "INFO",
-         "--concurrency", "1", "--queues", queue, "--without-gossip", "--without-mingle", "--without-heartbeat"],
+         "--concurrency", str(concurrency), "--queues", queue, "--without-gossip", "--without-mingle", "--without-heartbeat"],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
 
@@ -123,3 +124,24 @@ def test_a_worker_killed_mid_job_does_not_leave_the_report_stuck(
     report.refresh_from_db()
     assert report.attempts == 2, "the job must have been started twice: killed once, then finished"
     assert report.result["study"] == "killed"
+
+
+def test_two_worker_processes_compute_a_report_in_parts_equal_to_one_pass(
+    client, researcher, tmp_path, broker_queue, settings
+):
+    settings.REPORT_PART_DOCUMENTS = 10**9
+    bundle = write_span_bundle(tmp_path, slug="parted", documents=40, segments=6, spans=5)
+    study = study_import_bundle(directory=bundle, user=researcher).study
+    expected = study_report_data(study)
+    client.force_login(researcher)
+    worker = start_worker(broker_queue, concurrency=2, REPORT_PART_DOCUMENTS="6")
+    try:
+        report = request_report(client, study)
+        assert wait_for(
+            lambda: Report.objects.get(pk=report.pk).status == Report.Status.DONE, timeout=90, step=0.2
+        ), Report.objects.get(pk=report.pk).error
+    finally:
+        stop(worker)
+    report.refresh_from_db()
+    assert report.attempts == 1 and report.result == expected
+    assert not ReportPart.objects.filter(report=report).exists()

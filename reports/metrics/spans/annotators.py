@@ -9,6 +9,7 @@ a live study (who disagrees with everyone?), not a reliability coefficient:
 the report's token alpha is that.
 """
 
+import math
 from collections import defaultdict
 from itertools import combinations
 
@@ -31,17 +32,31 @@ def pair_f1(a, b):
     return 2 * len(a & b) / (len(a) + len(b))
 
 
-def annotator_agreement(study):
-    """{annotator: (mean F1 with the others, number of pairs)} over submitted main annotations."""
+def agreement_pairs(study):
+    """{annotator: [F1 of every pair they are in]} over submitted main annotations.
+
+    Lists, not sums: the pairs of parts of a study computed apart join by
+    concatenation, and agreement_from_pairs gives the same figure either way.
+    """
     by_document = defaultdict(list)
     for annotation in study.annotations:
         if annotation.kind == MAIN and annotation.submitted:
             by_document[annotation.document].append((annotation.annotator, _marked(annotation)))
-    sums, pairs = defaultdict(float), defaultdict(int)
+    pairs = defaultdict(list)
     for annotations in by_document.values():
         for (first, a), (second, b) in combinations(annotations, 2):
             f1 = pair_f1(a, b)
-            for annotator in (first, second):
-                sums[annotator] += f1
-                pairs[annotator] += 1
-    return {annotator: (sums[annotator] / pairs[annotator], pairs[annotator]) for annotator in pairs}
+            pairs[first].append(f1)
+            pairs[second].append(f1)
+    return dict(pairs)
+
+
+def agreement_from_pairs(pairs):
+    """{annotator: (mean F1 with the others, number of pairs)}; the sum is exactly rounded (fsum),
+    so it does not depend on the order the pairs were gathered in."""
+    return {annotator: (math.fsum(values) / len(values), len(values)) for annotator, values in pairs.items()}
+
+
+def annotator_agreement(study):
+    """{annotator: (mean F1 with the others, number of pairs)} over submitted main annotations."""
+    return agreement_from_pairs(agreement_pairs(study))

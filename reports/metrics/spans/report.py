@@ -1,19 +1,16 @@
 """The span-study report: agreement, distribution of spans, annotators against a reference.
 
+Computed in two steps: the sufficient statistics of a set of documents
+(tallies.py), then the figures from them (here). One pass over a study and a
+merge of parts computed on several workers give the same figures.
+
 Key layout: DESIGN.md "Report JSON"; definitions and choices: METRICS.md and
 docs/metrics.md.
 """
 
-from collections import Counter, defaultdict
-
-import numpy as np
-
 from reports.metrics.nullable import put_value
-from reports.metrics.spans.agreement import projection_alpha, token_agreement
-from reports.metrics.spans.data import GOLD, MAIN, MODEL, QUALIFICATION
-from reports.metrics.spans.distribution import distribution
-from reports.metrics.spans.layout import StudyLayout
-from reports.metrics.spans.reference import ReferenceTally, sentence_marks, tally_marks
+from reports.metrics.spans.agreement import kinds_alpha, token_figures
+from reports.metrics.spans.tallies import reference_tally, span_tallies
 
 NO_MULTIPLY_ANNOTATED = "no document has two or more submitted main annotations"
 NO_EXPERT_PAIR = "no document has two or more submitted gold annotations"
@@ -27,113 +24,51 @@ def span_report(study, progress=None, layout=None):
     """
     notify = progress or (lambda fraction: None)
     notify(0.0)
-    keys = [category.key for category in study.categories]
-    layout = layout or StudyLayout(study.documents)
-    annotations = _submitted(study, layout)
-    main = [annotation for annotation in annotations if annotation.kind == MAIN]
-    category_numbers = {key: number for number, key in enumerate(keys)}
-    gold = [annotation for annotation in annotations if annotation.kind == GOLD]
-    table = SpanTable(main, layout, category_numbers)
-    gold_table = SpanTable(gold, layout, category_numbers)
-    # Qualification and retest work is checked here too; evaluators' work is the comparison's to check.
-    others = [annotation for annotation in annotations if annotation.kind not in (MAIN, GOLD, MODEL)]
-    SpanTable(others, layout, category_numbers)  # validates them
-    coders = np.bincount(table.documents, minlength=len(study.documents))
-    notify(0.3)
-
-    # The crowd's figures come from main annotations only; gold never mixes in.
-    report = {"protocol": "span"}
-    report.update(_agreement(study.categories, layout, table, NO_MULTIPLY_ANNOTATED, notify))
-    report["distribution"] = distribution(study.documents, keys, layout, table, main)
-    report["experts"] = _agreement(study.categories, layout, gold_table, NO_EXPERT_PAIR)
-    if not report["experts"]["units"]["documents"]:
-        _explain_unpaired(report["experts"], NO_EXPERT_PAIR)
-    notify(0.8)
-    reference_kind, tallies = _reference_tallies(layout, annotations, main, coders)
-    report["reference_kind"] = reference_kind
-    report["annotators"] = _annotators(study.documents, keys, main, tallies)
+    tallies = span_tallies(study, layout=layout, notify=notify)
+    report = span_figures(study.categories, tallies)
     notify(1.0)
     return report
 
 
-class SpanTable:
-    """The primary spans of the main annotations as arrays.
-
-    ``owners`` (annotation number), ``categories`` (category number),
-    ``starts``/``ends`` (study coordinates); ``documents`` gives each
-    annotation's document number.
-    """
-
-    def __init__(self, annotations, layout, category_numbers):
-        self.documents = np.array([layout.document_index[a.document] for a in annotations], dtype=np.int64)
-        owners, categories, segments, starts, ends = [], [], [], [], []
-        offsets = layout.segments.document_offsets
-        for number, annotation in enumerate(annotations):
-            document = self.documents[number]
-            first, count = offsets[document], offsets[document + 1] - offsets[document]
-            for span in annotation.spans:
-                if span.category not in category_numbers:
-                    raise ValueError(f"{annotation.document}: unknown category {span.category!r}")
-                if not 0 <= span.segment < count:
-                    raise ValueError(f"{annotation.document}: no segment {span.segment}")
-                owners.append(number)
-                categories.append(category_numbers[span.category])
-                segments.append(first + span.segment)
-                starts.append(span.start)
-                ends.append(span.end)
-        self.owners = np.array(owners, dtype=np.int64)
-        self.categories = np.array(categories, dtype=np.int64)
-        segments = np.array(segments, dtype=np.int64)
-        starts = np.array(starts, dtype=np.int64)
-        ends = np.array(ends, dtype=np.int64)
-        bad = (starts < 0) | (starts >= ends) | (ends > layout.segment_lengths[segments])
-        if bad.any():
-            at = int(np.flatnonzero(bad)[0])
-            annotation = annotations[self.owners[at]]
-            raise ValueError(
-                f"{annotation.document}: span [{starts[at]}, {ends[at]}) is empty or outside its segment"
-            )
-        self.starts = starts + layout.segment_bases[segments]
-        self.ends = ends + layout.segment_bases[segments]
-
-    def select(self, mask):
-        return self.owners[mask], self.starts[mask], self.ends[mask]
+def span_figures(categories, tallies):
+    """The report's figures from the tallies of the study's documents (span_tallies, merge_tallies)."""
+    keys = [category.key for category in categories]
+    # The crowd's figures come from main annotations only; gold never mixes in.
+    report = {"protocol": "span"}
+    report.update(_agreement(categories, tallies["main"], NO_MULTIPLY_ANNOTATED))
+    report["distribution"] = _distribution(keys, tallies["distribution"], tallies["main"])
+    report["experts"] = _agreement(categories, tallies["gold"], NO_EXPERT_PAIR)
+    if not report["experts"]["units"]["documents"]:
+        _explain_unpaired(report["experts"], NO_EXPERT_PAIR)
+    report["reference_kind"] = tallies["reference_kind"]
+    report["annotators"] = _annotators(keys, tallies["annotators"], tallies["reference"])
+    return report
 
 
-def _submitted(study, layout):
-    """Submitted annotations of known documents; a repeated main or gold annotation keeps the last one."""
-    latest = {}
-    annotations = []
-    for annotation in study.annotations:
-        if not annotation.submitted:
-            continue
-        if annotation.document not in layout.document_index:
-            raise ValueError(f"annotation of unknown document {annotation.document!r}")
-        if annotation.kind in (MAIN, GOLD):
-            latest[(annotation.kind, annotation.annotator, annotation.document)] = annotation
-        else:
-            annotations.append(annotation)
-    return list(latest.values()) + annotations
-
-
-def _agreement(categories, layout, table, unpaired_reason, notify=None):
+def _agreement(categories, tallies, unpaired_reason):
     """Annotators per document, units, token agreement per category and projections per group.
 
-    Computed over the annotations of ``table`` alone: the crowd's main
+    From the tallies of one kind of annotation alone: the crowd's main
     annotations, or the experts' gold ones.
     """
-    keys = [category.key for category in categories]
-    coders = np.bincount(table.documents, minlength=len(layout.document_index))
     result = {}
-    _annotators_per_document(result, coders, unpaired_reason)
-    result["units"] = {
-        "documents": int(np.count_nonzero(coders >= 2)),
-        "tokens": int(layout.tokens.per_document()[coders >= 2].sum()),
-        "sentences": int(layout.sentences.per_document()[coders >= 2].sum()),
-        "segments": int(layout.segments.per_document()[coders >= 2].sum()),
-    }
-    result["categories"] = _categories(keys, layout, table, coders, notify or (lambda fraction: None))
-    result["groups"] = _groups(categories, layout, table, coders)
+    _annotators_per_document(result, tallies["coders"], unpaired_reason)
+    result["units"] = {"documents": sum(tallies["coders"][2:]), **tallies["units"]}
+    result["categories"] = {}
+    for category in categories:
+        entry = tallies["categories"][category.key]
+        result["categories"][category.key] = {
+            "spans": entry["spans"],
+            **token_figures(entry["tokens"], entry["tokens_union"]),
+        }
+    result["groups"] = {}
+    for group, entry in tallies["groups"].items():
+        figures = {}
+        alpha = kinds_alpha(entry["sentences"])
+        put_value(figures, "sentence_alpha", alpha.alpha, alpha.reason)
+        alpha = kinds_alpha(entry["segments"])
+        put_value(figures, "segment_alpha", alpha.alpha, alpha.reason)
+        result["groups"][group] = figures
     return result
 
 
@@ -145,113 +80,85 @@ def _explain_unpaired(figures, reason):
 
 
 def _annotators_per_document(report, coders, unpaired_reason):
-    counted = coders[coders >= 2]
-    if not len(counted):
+    """``coders[c]``: documents with c coders; the figures are over documents with two or more."""
+    counted = {number: documents for number, documents in enumerate(coders) if number >= 2 and documents}
+    if not counted:
         put_value(report, "annotators_per_document", None, unpaired_reason)
         put_value(report, "annotators_per_document_summary", None, unpaired_reason)
         return
-    frequency = np.bincount(counted)
-    report["annotators_per_document"] = int(np.flatnonzero(frequency == frequency.max())[-1])
+    most = max(counted.values())
+    documents = sum(counted.values())
+    report["annotators_per_document"] = max(number for number, count in counted.items() if count == most)
     report["annotators_per_document_summary"] = {
-        "min": int(counted.min()),
-        "max": int(counted.max()),
-        "mean": float(counted.mean()),
-        "documents": len(counted),
+        "min": min(counted),
+        "max": max(counted),
+        "mean": sum(number * count for number, count in counted.items()) / documents,
+        "documents": documents,
     }
 
 
-def _categories(keys, layout, table, coders, notify):
-    coders_per_token = layout.tokens.per_unit(coders)
-    spans = np.bincount(table.categories, minlength=len(keys))
+def _rates(counts, tokens, keys):
     result = {}
-    for number, key in enumerate(keys):
-        entry = {"spans": int(spans[number])}
-        entry.update(
-            token_agreement(layout.tokens, *table.select(table.categories == number), coders_per_token)
-        )
-        result[key] = entry
-        notify(0.3 + 0.4 * (number + 1) / len(keys))
+    for key, count in zip(keys, counts, strict=True):
+        entry = {"count": int(count)}
+        rate = 100.0 * float(count) / tokens if tokens else None
+        result[key] = put_value(entry, "per_100_tokens", rate, "no token annotated")
     return result
 
 
-def _groups(categories, layout, table, coders):
-    members = defaultdict(list)
-    for number, category in enumerate(categories):
-        members[category.group].append(number)
-    result = {}
-    for group, numbers in members.items():
-        spans = table.select(np.isin(table.categories, numbers))
-        entry = {}
-        alpha = projection_alpha(layout.sentences, *spans, layout.sentences.per_unit(coders))
-        put_value(entry, "sentence_alpha", alpha.alpha, alpha.reason)
-        alpha = projection_alpha(layout.segments, *spans, layout.segments.per_unit(coders))
-        put_value(entry, "segment_alpha", alpha.alpha, alpha.reason)
-        result[group] = entry
+def _token_rates(counts, tokens, keys):
+    """Error tokens per category, with their rate per 100 tokens read and their share of all error tokens."""
+    result = _rates(counts, tokens, keys)
+    total = sum(counts)
+    for key, count in zip(keys, counts, strict=True):
+        share = 100.0 * float(count) / total if total else None
+        put_value(result[key], "share_pct", share, "no error token")
     return result
 
 
-def _reference_tallies(layout, annotations, main, coders):
-    """Per annotator and category, sentence-level tallies against the reference.
+def _distribution(keys, tallies, agreement):
+    """Spans and error tokens per category and per system, spans per annotator.
 
-    With gold annotations in the study: every main or qualification
-    annotation of a document with gold, against the union of that
-    document's gold annotations. Otherwise leave-one-out: every main
-    annotation of a document with two or more, against the union of the
-    other main annotations of the document.
+    Two measures side by side: spans (how many errors were marked) and error
+    tokens (how much text they cover, SNaC's Fig. 4, Goyal et al. 2022).
+    per_100_tokens = 100 x count / tokens annotated, where a document's
+    tokens count once per main annotation of it (tokens read). Error tokens
+    count per annotation: a token that two annotators marked counts twice,
+    as their two spans over it count twice.
     """
-    tallies = defaultdict(lambda: defaultdict(ReferenceTally))
-
-    def marks(annotation_spans, document_id):
-        return sentence_marks(annotation_spans, layout.document_sentences[layout.document_index[document_id]])
-
-    gold = defaultdict(list)
-    for annotation in annotations:
-        if annotation.kind == GOLD:
-            gold[annotation.document].extend(annotation.spans)
-    if gold:
-        gold_marks = {document: marks(spans, document) for document, spans in gold.items()}
-        for annotation in annotations:
-            if annotation.kind in (MAIN, QUALIFICATION) and annotation.document in gold:
-                worker = marks(annotation.spans, annotation.document)
-                tally_marks(worker, gold_marks[annotation.document], tallies[annotation.annotator])
-        return "gold", tallies
-
-    by_document = defaultdict(list)
-    for annotation in main:
-        if coders[layout.document_index[annotation.document]] >= 2:
-            by_document[annotation.document].append(annotation)
-    for document, group in by_document.items():
-        group_marks = [marks(annotation.spans, document) for annotation in group]
-        for number, annotation in enumerate(group):
-            others = defaultdict(list)
-            for other, other_marks in enumerate(group_marks):
-                if other != number:
-                    for key, pieces in other_marks.items():
-                        others[key].extend(pieces)
-            tally_marks(group_marks[number], others, tallies[annotation.annotator])
-    return "others", tallies
+    systems = tallies["systems"]
+    read = sum(entry["tokens_read"] for entry in systems.values())
+    error_tokens = [
+        sum(entry["error_tokens"][number] for entry in systems.values()) for number in range(len(keys))
+    ]
+    return {
+        "by_category": _rates([agreement["categories"][key]["spans"] for key in keys], read, keys),
+        "by_system": {
+            system: _rates(entry["spans"], entry["tokens_read"], keys) for system, entry in systems.items()
+        },
+        "by_annotator": {
+            name: dict(zip(keys, counts, strict=True)) for name, counts in tallies["annotators"].items()
+        },
+        "tokens_by_category": _token_rates(error_tokens, read, keys),
+        "tokens_by_system": {
+            system: _token_rates(entry["error_tokens"], entry["tokens_read"], keys)
+            for system, entry in systems.items()
+        },
+    }
 
 
-def _annotators(documents, keys, main, tallies):
-    segment_counts = {document.id: len(document.segments) for document in documents}
-    totals = defaultdict(Counter)
-    for annotation in main:
-        total = totals[annotation.annotator]
-        total["documents"] += 1
-        total["spans"] += len(annotation.spans)
-        total["seconds"] += annotation.active_seconds
-        total["segments"] += segment_counts[annotation.document]
-        visits = list(annotation.segments_visited or ())
-        total["revisited"] += len(visits) - len(set(visits))
+def _annotators(keys, totals, reference):
     result = {}
-    for name in list(totals) + [name for name in tallies if name not in totals]:
-        total = totals[name]
-        entry = {"documents": total["documents"], "spans": total["spans"]}
-        per_document = total["spans"] / total["documents"] if total["documents"] else None
-        put_value(entry, "spans_per_document", per_document, "no main annotation")
-        per_segment = total["seconds"] / total["segments"] if total["seconds"] and total["segments"] else None
+    for name in list(totals) + [name for name in reference if name not in totals]:
+        total = totals.get(name) or {}
+        documents, spans = total.get("documents", 0), total.get("spans", 0)
+        seconds, segments = total.get("seconds", 0), total.get("segments", 0)
+        entry = {"documents": documents, "spans": spans}
+        put_value(entry, "spans_per_document", spans / documents if documents else None, "no main annotation")
+        per_segment = seconds / segments if seconds and segments else None
         put_value(entry, "seconds_per_segment", per_segment, "no active time recorded")
-        entry["segments_revisited"] = total["revisited"]
-        entry["reference"] = {key: tallies[name][key].scores() for key in keys}
+        entry["segments_revisited"] = total.get("revisited", 0)
+        tallies = reference.get(name, {})
+        entry["reference"] = {key: reference_tally(tallies.get(key, [0, 0, 0, 0])).scores() for key in keys}
         result[name] = entry
     return result

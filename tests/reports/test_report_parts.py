@@ -1,0 +1,248 @@
+"""A span report computed in parts (chunks of documents) and merged equals the one-pass report.
+
+The pure half splits random studies every which way and compares the merged
+figures with span_report's, to the last bit. The database half runs the
+parted report through report_request (jobs in-process, as on the embedded
+default) and the job bodies one by one, redelivered, superseded and failing.
+"""
+
+import random
+
+import pytest
+
+from bundles.services import study_import_bundle
+from falte_site.celery import app as celery_app
+from reports import parts
+from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
+from reports.metrics.spans.report import span_figures
+from reports.metrics.spans.tallies import merge_tallies, reference_kind_of, span_tallies
+from reports.models import Report, ReportPart
+from reports.services import report_compute, report_request
+from reports.study_report import study_report_data
+from tests.reports.span_bundle import write_span_bundle
+
+CATEGORIES = [
+    SpanCategory("CharE", "coherence"),
+    SpanCategory("SceneE", "coherence"),
+    SpanCategory("GramE", "language"),
+    SpanCategory("RepE", "language", paired=True),
+]
+WORDS = ["Anna", "met", "Ben", ",", "the", "storm", "came", "over", "hills", "é", "雨", "."]
+
+
+def random_study(rng, *, documents=12, gold=False):
+    """Documents with 0 to 4 annotators (some with one only), two systems, optional gold work."""
+    docs, annotations = [], []
+    for number in range(documents):
+        segments = [
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 14))) for _ in range(rng.randint(1, 4))
+        ]
+        sentences = [[(0, len(text))] if rng.random() < 0.5 else [] for text in segments]
+        docs.append(SpanDocument(f"d{number}", f"sys{number % 3}", segments, sentences))
+        kinds = ["main"] * rng.choice([0, 1, 2, 2, 3, 4]) + (["gold"] * rng.choice([0, 2]) if gold else [])
+        for which, kind in enumerate(kinds):
+            spans = []
+            for _ in range(rng.randint(0, 5)):
+                segment = rng.randrange(len(segments))
+                length = len(segments[segment])
+                start = rng.randrange(length)
+                spans.append(Span(rng.choice(CATEGORIES).key, segment, start, rng.randint(start + 1, length)))
+            annotator = f"{kind[0]}{rng.randrange(6) if kind == 'main' else which}"
+            annotations.append(
+                Annotation(annotator, f"d{number}", kind, spans, active_seconds=rng.randint(0, 900),
+                           segments_visited=[rng.randrange(len(segments)) for _ in range(rng.randint(0, 5))])
+            )  # fmt: skip
+    return SpanStudy(docs, CATEGORIES, annotations)
+
+
+def in_parts(study, bounds):
+    """The study's tallies computed per chunk of documents between `bounds` and merged."""
+    reference = reference_kind_of(study.annotations)
+    tallies = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        documents = study.documents[start:end]
+        ids = {document.id for document in documents}
+        part = SpanStudy(documents, study.categories, [a for a in study.annotations if a.document in ids])
+        tallies.append(span_tallies(part, reference_kind=reference))
+    return span_figures(study.categories, merge_tallies(tallies))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_any_split_of_the_documents_gives_the_one_pass_figures_exactly(seed):
+    rng = random.Random(seed)
+    study = random_study(rng, documents=rng.randint(5, 25), gold=seed % 2 == 1)
+    whole = span_report(study)
+    count = len(study.documents)
+    assert in_parts(study, list(range(count + 1))) == whole  # one document per part
+    cuts = sorted(rng.sample(range(1, count), rng.randint(1, count - 1)))
+    assert in_parts(study, [0, *cuts, count]) == whole
+    assert in_parts(study, [0, count]) == whole
+
+
+def test_a_part_without_gold_still_scores_against_the_studys_gold():
+    rng = random.Random(3)
+    study = random_study(rng, documents=10, gold=True)
+    # Gold only on the second half: the first half's part alone would score against the others.
+    gold_documents = {document.id for document in study.documents[5:]}
+    study.annotations = [a for a in study.annotations if a.kind != "gold" or a.document in gold_documents]
+    assert in_parts(study, [0, 5, 10]) == span_report(study)
+    assert span_report(study)["reference_kind"] == "gold"
+
+
+def test_merging_adds_what_the_parts_counted():
+    rng = random.Random(5)
+    study = random_study(rng, documents=10)
+    first, second = study.documents[:4], study.documents[4:]
+
+    def tallies(documents):
+        ids = {document.id for document in documents}
+        return span_tallies(
+            SpanStudy(documents, CATEGORIES, [a for a in study.annotations if a.document in ids]),
+            reference_kind="others",
+        )
+
+    merged = merge_tallies([tallies(first), tallies(second)])
+    report = span_report(study)
+    assert merged["main"]["units"]["tokens"] == report["units"]["tokens"]
+    assert sum(entry["spans"] for entry in merged["main"]["categories"].values()) == sum(
+        entry["spans"] for entry in report["categories"].values()
+    )
+    with pytest.raises(ValueError):
+        merge_tallies([tallies(first), {**tallies(second), "reference_kind": "gold"}])
+
+
+# The database half: the report of an imported study, computed in parts of 2 documents.
+
+
+@pytest.fixture
+def eager_jobs():
+    """Jobs run in-process, as on the embedded default (tests/reports/test_worker.py runs real workers)."""
+    before = celery_app.conf.task_always_eager
+    celery_app.conf.task_always_eager = True
+    yield
+    celery_app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def parted_study(eager_jobs, tmp_path, researcher, settings):
+    settings.REPORT_PART_DOCUMENTS = 2
+    bundle = write_span_bundle(tmp_path / "bundle", slug="parted", documents=7, segments=3, spans=4)
+    return study_import_bundle(directory=bundle, user=researcher).study
+
+
+def one_pass(study, settings):
+    settings.REPORT_PART_DOCUMENTS = 10**9
+    return study_report_data(study)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_requested_report_is_computed_in_parts_and_equals_the_one_pass_report(parted_study, settings):
+    report, created = report_request(study=parted_study)
+    report.refresh_from_db()
+    assert created and report.status == Report.Status.DONE, report.error
+    assert report.attempts == 1 and report.progress == 1.0
+    assert not ReportPart.objects.filter(report=report).exists(), "parts are dropped once merged"
+    expected = one_pass(parted_study, settings)
+    assert report.result == expected
+    assert (
+        report.result["workforce"]["workers"][0]["agreement"]
+        == expected["workforce"]["workers"][0]["agreement"]
+    )
+
+
+def claimed(report, monkeypatch):
+    """report_compute claims `report` and splits it; the part jobs it sends are returned, not run."""
+    sent = []
+
+    class Recorder:
+        def __init__(self, signatures):
+            sent.extend(signature.args for signature in signatures)
+
+        def apply_async(self, **options):
+            pass
+
+    with monkeypatch.context() as patch:
+        patch.setattr(parts, "group", Recorder)
+        report_compute(report_id=report.pk)
+    report.refresh_from_db()
+    return sent
+
+
+def fanned_out(study, monkeypatch):
+    report = Report.objects.create(study=study)
+    return report, claimed(report, monkeypatch)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parts_run_in_any_order_and_twice_merge_once(parted_study, settings, monkeypatch):
+    report, jobs = fanned_out(parted_study, monkeypatch)
+    assert report.status == Report.Status.RUNNING and len(jobs) == 4  # 7 documents in parts of 2
+    merges = []
+    monkeypatch.setattr(parts, "_send_merge", lambda report_id, attempt: merges.append((report_id, attempt)))
+    for args in [jobs[2], jobs[0], jobs[2], jobs[3]]:  # the third part delivered twice
+        parts.part_compute(*args)
+    assert merges == [] and Report.objects.get(pk=report.pk).progress == pytest.approx(0.9 * 3 / 4)
+    parts.part_compute(*jobs[1])
+    parts.part_compute(*jobs[1])  # a redelivered last part: the set is complete, merge sent again
+    assert merges == [(report.pk, 1), (report.pk, 1)]
+    parts.merge(*merges[0])
+    parts.merge(*merges[1])  # the second merge finds the report done and writes nothing
+    report.refresh_from_db()
+    assert report.status == Report.Status.DONE
+    assert report.result == one_pass(parted_study, settings)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_new_attempt_ignores_the_old_attempts_parts(parted_study, settings, monkeypatch):
+    report, old_jobs = fanned_out(parted_study, monkeypatch)
+    Report.objects.filter(pk=report.pk).update(heartbeat_at=None)  # its worker went silent
+    monkeypatch.setattr(parts, "_send_merge", lambda report_id, attempt: parts.merge(report_id, attempt))
+    new_jobs = claimed(report, monkeypatch)
+    assert {args[1] for args in new_jobs} == {2}
+    for args in old_jobs:
+        parts.part_compute(*args)  # late jobs of attempt 1: nothing stored, nothing merged
+    assert not ReportPart.objects.filter(report=report, attempt=1).exists()
+    assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
+    for args in new_jobs:
+        parts.part_compute(*args)
+    report.refresh_from_db()
+    assert report.status == Report.Status.DONE and report.attempts == 2
+    assert report.result == one_pass(parted_study, settings)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failing_part_fails_the_report_with_its_reason(parted_study, monkeypatch):
+    report, jobs = fanned_out(parted_study, monkeypatch)
+    span = parted_study.documents.order_by("position").last()
+    from protocols.span.models import ErrorAnnotation
+
+    # A span past its segment's end (as a broken import could leave) in the last part's documents.
+    ErrorAnnotation.objects.filter(assignment__document=span).update(end=10_000)
+    for args in jobs:
+        parts.part_compute(*args)
+    report.refresh_from_db()
+    assert report.status == Report.Status.FAILED and "outside its segment" in report.error
+    assert not ReportPart.objects.filter(report=report).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_deliveries_of_the_last_part_at_once_send_one_merge(parted_study, monkeypatch):
+    report, jobs = fanned_out(parted_study, monkeypatch)
+    merges = []
+    monkeypatch.setattr(parts, "_send_merge", lambda report_id, attempt: merges.append(attempt))
+    for args in jobs[:-1]:
+        parts.part_compute(*args)
+    protocol = parts.protocols.of(parted_study)
+    compute = protocol.report_part
+    twin = []
+
+    def slow_part(study, spec):
+        tallies = compute(study, spec)
+        if not twin:  # while this delivery computes, the twin delivery computes and stores it
+            twin.append(True)
+            parts.part_compute(*jobs[-1])
+        return tallies
+
+    monkeypatch.setattr(protocol, "report_part", slow_part)
+    parts.part_compute(*jobs[-1])
+    assert merges == [1], "the delivery that found its part stored by the twin must not send a merge"

@@ -32,6 +32,9 @@ class Link:
     source: str
     target: str
     label: str = ""
+    meta: dict = field(
+        default_factory=dict
+    )  # what else the format says of the link (Label Studio: direction)
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Annotation:
     kind: str = MAIN
     seconds: int = 0  # active time when the file records it
     meta: dict = field(default_factory=dict)  # anything else the format keeps, for writing it back
+    line: int = 0  # where the file gives it (0: the file as a whole), for problems found later
+    item: str = ""  # how a problem names it, e.g. "task 3, annotation 12"
 
 
 @dataclass
@@ -53,6 +58,8 @@ class Document:
     text: str
     system: str = ""  # the system that generated the text, when the file says
     meta: dict = field(default_factory=dict)  # other fields of the file's item, kept for writing back
+    line: int = 0
+    item: str = ""
 
 
 @dataclass

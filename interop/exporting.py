@@ -1,0 +1,115 @@
+"""A span study as a corpus, for a format to write: the study's bundle export read back.
+
+Going through the bundle export keeps one answer to "who may see which
+annotator name" (pseudonyms for analysts, bundles/exporting.py) and to which
+assignments leave the platform (submitted ones).
+"""
+
+import json
+import tempfile
+from pathlib import Path
+
+import yaml
+
+from bundles.services import study_export_bundle
+
+from . import corpus as c
+from .categories import file_label
+from .importing import LINK_ANSWER
+from .segmenting import join_segments, segment_starts
+
+SEGMENT_SEPARATOR = "\n\n"  # between the segments of a study that was not imported from a file
+
+
+class NotSpans(ValueError):
+    """Only span studies have spans to write."""
+
+
+def study_corpus(study, *, fmt, identities=True):
+    """The study's documents (whole texts), annotations and links; the file's own fields
+    (task ids, other data fields) where the study was imported from format `fmt`."""
+    if study.protocol != "span":
+        raise NotSpans(
+            f"study '{study.slug}' is a {study.protocol} study; only span studies can be exported as spans"
+        )
+    with tempfile.TemporaryDirectory(prefix="interop-export-") as directory:
+        study_export_bundle(study=study, directory=directory, identities=identities)
+        directory = Path(directory)
+        settings = yaml.safe_load((directory / "study.yaml").read_text(encoding="utf-8"))
+        documents = _jsonl(directory / "documents.jsonl")
+        assignments = _jsonl(directory / "assignments.jsonl")
+    categories = (settings.get("taxonomy") or {}).get("categories") or []
+    label_of = {item["key"]: file_label(item["key"], item["label"]) for item in categories}
+    corpus = c.Corpus(labels=list(label_of.values()))
+    starts_of = {}
+    for record in documents:
+        kept = (record.get("meta") or {}).get("interop") or {}
+        segments = record["segments"]
+        separators = kept.get("separators")
+        if not isinstance(separators, list) or len(separators) != len(segments) + 1:
+            separators = ["", *[SEGMENT_SEPARATOR] * (len(segments) - 1), ""]
+        starts_of[record["id"]] = segment_starts(segments, separators)
+        corpus.documents.append(
+            c.Document(
+                id=record["id"],
+                text=join_segments(segments, separators),
+                system=record.get("system", ""),
+                meta=(kept.get("meta") or {}) if kept.get("format") == fmt else {},
+            )  # fmt: skip
+        )
+    link_labels = {}
+    for record in assignments:
+        if record.get("document") not in starts_of:
+            continue
+        annotation = _annotation(record, starts_of[record["document"]], label_of, link_labels)
+        corpus.annotations.append(annotation)
+    corpus.link_labels = [label for label in link_labels if label]
+    return corpus
+
+
+def _jsonl(path):
+    if not path.is_file():
+        return []
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def _annotation(record, starts, label_of, link_labels):
+    kind = record.get("kind", c.MAIN)
+    annotation = c.Annotation(
+        document=record["document"], annotator=record["annotator"],
+        kind=kind if kind in (c.MAIN, c.GOLD, c.MODEL) else c.MAIN, seconds=record.get("active_seconds", 0),
+    )  # fmt: skip
+    ids = {}
+
+    def region(segment, start, end, text, label, note=""):
+        at = (starts[segment] + start, starts[segment] + end, label)
+        if at not in ids:  # one region for a stretch that two spans share (a pair of two links)
+            ids[at] = f"r{len(ids) + 1}"
+            annotation.regions.append(
+                c.Region(start=at[0], end=at[1], label=label, text=text, id=ids[at], note=note)
+            )
+        return ids[at]
+
+    for item in record.get("annotations", []):
+        label = label_of.get(item["category"], item["category"])
+        span = region(
+            item["segment"], item["start"], item["end"], item.get("text", ""), label, item.get("comment", "")
+        )
+        paired = item.get("paired")
+        if not paired:
+            continue
+        pair = region(paired["segment"], paired["start"], paired["end"], paired.get("text", ""), label)
+        kept = dict((item.get("answers") or {}).get(LINK_ANSWER) or {})
+        from_span = kept.pop("source", "span") == "span"
+        link_label = kept.pop("label", "")
+        link_labels[link_label] = True
+        annotation.links.append(
+            c.Link(
+                source=span if from_span else pair,
+                target=pair if from_span else span,
+                label=link_label,
+                meta=kept,
+            )
+        )
+    return annotation

@@ -1,0 +1,43 @@
+"""The formats by the name `--format` takes, each a module imported only when asked for.
+
+A format's module may be missing from an installation (or not written yet);
+asking for it is then a clear error, never an ImportError from deep inside.
+"""
+
+import importlib
+
+FORMATS = {
+    "label-studio": "interop.formats.label_studio",
+    "doccano": "interop.formats.doccano",
+    "potato": "interop.formats.potato",
+    "factgenie": "interop.formats.factgenie",
+    "hf": "interop.formats.hf",
+}
+EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, never read back
+
+
+class FormatUnavailable(Exception):
+    """The format is unknown, not installed, or cannot do what was asked."""
+
+
+def names():
+    return list(FORMATS)
+
+
+def format_module(name, *, reading):
+    """The module of format `name`; FormatUnavailable says why there is none to use."""
+    if name not in FORMATS:
+        raise FormatUnavailable(f"unknown format {name!r} (one of {', '.join(FORMATS)})")
+    if reading and name in EXPORT_ONLY:
+        raise FormatUnavailable(f"format {name!r} is written only; it cannot be imported")
+    path = FORMATS[name]
+    try:
+        module = importlib.import_module(path)
+    except ModuleNotFoundError as error:
+        if error.name != path:  # the module is there but needs something that is not
+            raise FormatUnavailable(f"format {name!r} needs {error.name!r}, which is not installed") from None
+        raise FormatUnavailable(f"format {name!r} is not available in this installation ({path})") from None
+    needed = "read" if reading else "write"
+    if not callable(getattr(module, needed, None)):
+        raise FormatUnavailable(f"format {name!r} cannot be {'imported' if reading else 'exported'}")
+    return module

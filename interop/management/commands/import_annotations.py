@@ -1,0 +1,53 @@
+from django.core.management.base import BaseCommand, CommandError
+
+from bundles import BundleInvalid
+from interop.formats.registry import FormatUnavailable, names
+from interop.services import study_import_annotations
+
+
+def positive(text):
+    value = int(text)
+    if not 1 <= value <= 100:
+        raise ValueError(text)
+    return value
+
+
+class Command(BaseCommand):
+    help = (
+        "Check another tool's annotation file (Label Studio, doccano, factgenie, Potato), then import it "
+        "as a new span study (all or nothing)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("file")
+        parser.add_argument("--format", required=True, choices=names(), dest="fmt")
+        parser.add_argument("--slug", required=True, help="The new study's slug.")
+        parser.add_argument(
+            "--taxonomy", help="A study.yaml whose taxonomy (title, instructions, config) the study takes; "
+            "without it, one category per label found.",
+        )  # fmt: skip
+        parser.add_argument(
+            "--sentences-per-segment", type=positive, default=None,
+            help="Cut each document into segments of N sentences (1-100); default: a document is one segment.",
+        )  # fmt: skip
+        parser.add_argument("--text-field", help="Label Studio: the field of data that holds the text.")
+
+    def handle(self, file, fmt, slug, taxonomy, sentences_per_segment, text_field, **options):
+        try:
+            done = study_import_annotations(
+                path=file, fmt=fmt, slug=slug, settings_path=taxonomy,
+                sentences_per_segment=sentences_per_segment, options={"text_field": text_field},
+            )  # fmt: skip
+        except FormatUnavailable as unavailable:
+            raise CommandError(str(unavailable)) from None
+        except BundleInvalid as invalid:
+            for problem in invalid.problems:
+                self.stderr.write(str(problem))
+            if invalid.summary:
+                self.stderr.write(invalid.summary)
+            raise CommandError(f"{len(invalid.problems)} problem(s); nothing was imported") from None
+        self.stdout.write(f"imported {done.describe()}")
+        for note in done.notes:
+            self.stdout.write(f"note: {note}")
+        for warning in done.result.warnings:
+            self.stdout.write(str(warning))

@@ -1,0 +1,74 @@
+"""Other tools' annotation files as studies, and studies as their files (docs/interop.md)."""
+
+import inspect
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bundles.importing import import_bundle
+from bundles.problems import BundleInvalid, Problems
+from bundles.reading import read_yaml
+
+from .exporting import study_corpus
+from .formats.registry import format_module
+from .importing import write_corpus_bundle
+
+
+@dataclass
+class AnnotationsImport:
+    """What an import made, and what it read but did not take (`notes`: a cancelled annotation...)."""
+
+    result: object  # bundles.importing.ImportResult
+    notes: list = field(default_factory=list)
+
+    def describe(self):
+        return self.result.describe()
+
+
+def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, settings_name=None,
+                             sentences_per_segment=None, options=None, user=None):  # fmt: skip
+    """Read `path` in format `fmt` and import it as the new span study `slug` (all or nothing).
+
+    `settings_path`: a study.yaml whose taxonomy (and title, instructions, config) the study
+    takes; without it the taxonomy is the labels the file uses. `options` are the format's
+    own reading options (Label Studio: text_field). Raises FormatUnavailable, or
+    BundleInvalid listing every problem as `file:line: item: message`; nothing is written then.
+    """
+    module = format_module(fmt, reading=True)
+    name = name or Path(path).name
+    problems = Problems()
+    options = {key: value for key, value in (options or {}).items() if value is not None}
+    accepted = inspect.signature(module.read).parameters
+    for key in options:
+        if key not in accepted:
+            problems.add(name, 0, f"format {fmt!r} has no option {key!r}")
+    corpus = module.read(path, name, problems, **{k: v for k, v in options.items() if k in accepted})
+    settings = None
+    if settings_path is not None:
+        settings_name = settings_name or Path(settings_path).name
+        settings = read_yaml(settings_path, settings_name, problems)
+    problems.raise_if_any()
+    with tempfile.TemporaryDirectory(prefix="interop-import-") as directory:
+        lines = write_corpus_bundle(
+            corpus, directory, name=name, fmt=fmt, slug=slug, problems=problems, settings=settings,
+            settings_name=settings_name, sentences_per_segment=sentences_per_segment,
+        )  # fmt: skip
+        problems.raise_if_any()
+        try:
+            result = import_bundle(directory, user=user)
+        except BundleInvalid as invalid:
+            raise BundleInvalid(
+                [lines.translate(problem) for problem in invalid.problems], invalid.summary
+            ) from None
+    return AnnotationsImport(result=result, notes=list(corpus.notes))
+
+
+def study_export_annotations(*, study, fmt, path, identities=True):
+    """Write the span study `study` to `path` in format `fmt`.
+
+    identities=False names annotators by their pseudonym in the study (for analysts).
+    """
+    module = format_module(fmt, reading=False)
+    corpus = study_corpus(study, fmt=fmt, identities=identities)
+    module.write(corpus, path)
+    return corpus

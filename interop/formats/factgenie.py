@@ -1,0 +1,363 @@
+"""factgenie campaigns' annotation records (docs/interop-formats.md).
+
+A campaign is a folder ``campaigns/<id>/`` with ``metadata.json`` (``{"id", "mode",
+"config": {"annotation_span_categories": [{"name", "color", "description"}], ...}}``) and
+``files/*.jsonl``, one record a line for one annotator's work on one output::
+
+    {"dataset": "d", "split": "test", "setup_id": "gpt-4o", "example_idx": 3,
+     "output": "the generated text", "annotations": [{"text": "Paris", "start": 10,
+     "type": 1, "reason": "wrong city"}], "flags": [], "options": [], "sliders": [],
+     "text_fields": [], "metadata": {"annotator_id": "...", "campaign_id": "...", ...}}
+
+``path`` is the campaign folder or one of its JSONL files (its campaign's metadata.json
+is used when the file sits in the campaign's ``files/``).
+
+Mapping: each (dataset, split, setup_id, example_idx) is a document with id
+``dataset/split/setup_id/example_idx`` whose system is the setup; each record is an
+annotation by ``metadata.annotator_id`` (or a top-level ``annotator_id``; else the
+campaign's id), of kind model for an ``llm_eval`` campaign and main otherwise (without
+metadata.json, a record whose metadata names a model or prompt is an LLM's). ``type`` is
+an index into the campaign's span categories, whose names become the labels ("category
+N" when no names are given); ``reason`` becomes the region's note.
+
+Texts: factgenie saves the generated text in each record's ``output`` (a ``text``
+field is accepted too). Records of older factgenie versions carry none; for them pass
+``outputs=`` a factgenie outputs file or folder (``data/outputs/<setup>/*.jsonl``, records
+with dataset, split, setup_id, example_idx and output); a record whose text is found
+nowhere is a problem.
+
+Offsets: ``start`` is where ``text`` begins; the end is ``start`` plus the text's length.
+Crowdsourcing campaigns count in the browser, in UTF-16 code units; LLM campaigns find
+the text in Python, in code points, case-insensitively and with the text stripped of
+surrounding spaces, so their check ignores case and those spaces.
+"""
+
+import json
+import re
+from pathlib import Path
+
+from interop.corpus import MAIN, MODEL, Annotation, Corpus, Document, Region
+
+from .jsonlines import dump_line, json_file, json_lines, json_type
+from .offsets import CODE_POINTS, UTF16, Offsets, check_covered_text, is_offset, region_span
+
+LLM_EVAL, CROWDSOURCING, EXTERNAL = "llm_eval", "crowdsourcing", "external"
+KEY_FIELDS = ("dataset", "split", "setup_id", "example_idx")
+DEFAULT_FILE = "annotations.jsonl"
+CATEGORY_NAME = re.compile(r"category (\d+)")
+
+
+def read(path, name, problems, *, outputs=None):
+    """The outputs and every annotator's spans in a factgenie campaign folder or records file."""
+    path = Path(path)
+    campaign = None
+    if path.is_dir():
+        campaign = _campaign(path / "metadata.json", f"{name}/metadata.json", problems)
+        files = sorted((path / "files").glob("*.jsonl"))
+        if not files:
+            problems.add(name, 0, "the campaign has no files/*.jsonl of annotation records")
+    else:
+        metadata = path.parent.parent / "metadata.json"
+        if path.parent.name == "files" and metadata.is_file():
+            campaign = _campaign(metadata, "metadata.json", problems)
+        files = [path]
+    reading = _Reading(problems, campaign, _outputs(outputs, problems) if outputs else {})
+    for file in files:
+        file_name = f"{name}/files/{file.name}" if path.is_dir() else name
+        for line, record in json_lines(file, file_name, problems):
+            reading.record(record, line, file_name, file.name)
+    return reading.corpus
+
+
+def _campaign(path, name, problems):
+    metadata = json_file(path, name, problems)
+    if metadata is None:
+        return None
+    if not isinstance(metadata, dict):
+        problems.add(name, 0, f"must hold a JSON object, not {json_type(metadata)}")
+        return None
+    if metadata.get("mode") not in (LLM_EVAL, CROWDSOURCING, EXTERNAL):
+        problems.add(name, 0, f"campaign mode {metadata.get('mode')!r} holds no span annotations")
+    if not isinstance(metadata.get("config", {}), dict):
+        problems.add(name, 0, "'config' must be an object")
+        return None
+    categories = metadata.get("config", {}).get("annotation_span_categories")
+    if categories is not None and _category_names(categories) is None:
+        problems.add(name, 0, "config.annotation_span_categories must be a list of objects with a 'name'")
+        return None
+    return metadata
+
+
+def _category_names(categories):
+    if not isinstance(categories, list):
+        return None
+    names = [category.get("name") if isinstance(category, dict) else None for category in categories]
+    return names if all(isinstance(name, str) and name for name in names) else None
+
+
+def _outputs(path, problems):
+    """(dataset, split, setup_id, example_idx) -> output text, from factgenie's outputs files."""
+    path = Path(path)
+    texts = {}
+    for file in sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]:
+        for line, record in json_lines(file, file.name, problems):
+            key = tuple(record.get(field) for field in KEY_FIELDS)
+            if not isinstance(record.get("output"), str) or None in key:
+                problems.add(
+                    file.name, line, "an output record needs dataset, split, setup_id, example_idx and output"
+                )
+                continue
+            texts[_key(*key)] = record["output"]
+    return texts
+
+
+def _key(dataset, split, setup_id, example_idx):
+    return (str(dataset), str(split), str(setup_id), str(example_idx))
+
+
+def _kind(campaign, metadata):
+    if campaign is not None:
+        return MODEL if campaign.get("mode") == LLM_EVAL else MAIN
+    return MODEL if any(key in metadata for key in ("model", "prompt_template", "api_provider")) else MAIN
+
+
+class _Reading:
+    def __init__(self, problems, campaign, outputs):
+        self.problems, self.campaign, self.outputs = problems, campaign, outputs
+        self.corpus = Corpus()
+        self.documents = {}  # id -> (Document, file name, line)
+        self.seen = {}  # (document id, annotator) -> (file name, line)
+        config = (campaign or {}).get("config", {})
+        self.categories = _category_names(config.get("annotation_span_categories")) or []
+        self.corpus.labels.extend(dict.fromkeys(self.categories))
+
+    def record(self, record, line, file_name, file):
+        def problem(message):
+            self.problems.add(file_name, line, message)
+
+        missing = [field for field in (*KEY_FIELDS, "annotations") if field not in record]
+        if missing:
+            problem(f"record: {', '.join(missing)} missing")
+            return
+        key = _key(*(record[field] for field in KEY_FIELDS))
+        if not is_offset(record["example_idx"]):
+            problem(f"record: example_idx {record['example_idx']!r} is not a whole number")
+            return
+        document = self.document(record, key, line, file_name, problem)
+        if document is None:
+            return
+        item = f"output {document.id!r}"
+        metadata = record.get("metadata", {})
+        if not isinstance(metadata, dict):
+            problem(f"{item}: metadata must be an object, not {json_type(metadata)}")
+            return
+        annotator = metadata.get("annotator_id", record.get("annotator_id"))
+        if annotator is None:
+            annotator = metadata.get("campaign_id") or (self.campaign or {}).get("id") or Path(file).stem
+        if not isinstance(annotator, str | int) or isinstance(annotator, bool) or str(annotator) == "":
+            problem(f"{item}: annotator_id {annotator!r} names no annotator")
+            return
+        annotator = str(annotator)
+        first = self.seen.setdefault((document.id, annotator), (file_name, line))
+        if first != (file_name, line):
+            problem(
+                f"{item}: annotator {annotator!r} annotated it twice (first on {first[0]} line {first[1]})"
+            )
+            return
+        kind = _kind(self.campaign, metadata)
+        categories = _category_names(metadata.get("annotation_span_categories")) or self.categories
+        for category in categories:
+            if category not in self.corpus.labels:
+                self.corpus.labels.append(category)
+        rest = {k: v for k, v in record.items() if k not in (*KEY_FIELDS, "annotations", "output", "text")}
+        factgenie = {"file": file, "record": rest}
+        if self.campaign is not None:
+            factgenie["campaign"] = self.campaign
+        if "text" in record and "output" not in record:
+            factgenie["text_field"] = "text"
+        elif "output" not in record:
+            factgenie["no_text"] = True
+        annotation = Annotation(
+            document=document.id, annotator=annotator, kind=kind, meta={"factgenie": factgenie}
+        )
+        annotation.line, annotation.item = line, f"{item}, annotator {annotator!r}"
+        spans = record["annotations"]
+        if not isinstance(spans, list):
+            problem(f"{item}: annotations must be a list, not {json_type(spans)}")
+            return
+        unit = UTF16 if (self.campaign or {}).get("mode") == CROWDSOURCING else CODE_POINTS
+        offsets = Offsets(document.text, unit)
+        extras = []
+        for number, span in enumerate(spans, start=1):
+            region, extra = self.region(
+                span, offsets, categories, f"{item}: annotation {number}", kind, problem
+            )
+            if region is not None:
+                annotation.regions.append(region)
+                extras.append(extra)
+        if any(extras):
+            factgenie["span_extra"] = extras
+        self.corpus.annotations.append(annotation)
+
+    def document(self, record, key, line, file_name, problem):
+        identifier = "/".join(key)
+        text = record.get("output", record.get("text"))
+        if text is None:
+            text = self.outputs.get(key)
+            if text is None:
+                problem(
+                    f"output {identifier!r}: the record has no 'output' text and no outputs file gives it"
+                    " (pass the factgenie outputs the campaign annotated)"
+                )
+                return None
+        if not isinstance(text, str):
+            problem(f"output {identifier!r}: 'output' must be text, not {json_type(text)}")
+            return None
+        known = self.documents.get(identifier)
+        if known is not None:
+            if known[0].text != text:
+                problem(f"output {identifier!r}: its text differs from the one on {known[1]} line {known[2]}")
+                return None
+            return known[0]
+        dataset, split, setup_id, _ = key
+        meta = {"dataset": record["dataset"], "split": record["split"], "setup_id": record["setup_id"]}
+        meta["example_idx"] = record["example_idx"]
+        document = Document(id=identifier, text=text, system=str(setup_id), meta=meta)
+        document.line, document.item = line, f"output {identifier!r}"
+        self.documents[identifier] = (document, file_name, line)
+        self.corpus.documents.append(document)
+        return document
+
+    def region(self, span, offsets, categories, where, kind, problem):
+        if not isinstance(span, dict):
+            problem(f"{where}: must be an object, not {json_type(span)}")
+            return None, None
+        missing = [key for key in ("text", "start", "type") if key not in span]
+        if missing:
+            problem(f"{where}: {', '.join(missing)} missing")
+            return None, None
+        text, start, category, reason = span["text"], span["start"], span["type"], span.get("reason", "")
+        placed = True
+        if not isinstance(text, str) or not text.strip():
+            problem(f"{where}: text {text!r} is not a stretch of the output")
+            placed = False
+        if not is_offset(category) or category < 0 or (categories and category >= len(categories)):
+            known = f" (the campaign has {len(categories)} categories)" if categories else ""
+            problem(f"{where}: type {category!r} is not a category index{known}")
+            placed = False
+        if not isinstance(reason, str):
+            problem(f"{where}: reason must be text, not {json_type(reason)}")
+            placed = False
+        if not placed:
+            return None, None
+        if not is_offset(start):
+            problem(f"{where}: start {start!r} is not a whole number")
+            return None, None
+        covered = text.strip() if kind == MODEL else text  # an LLM's start is where the stripped text begins
+        span_range = region_span(
+            offsets, start, start + Offsets(covered, offsets.unit).length, where, problem
+        )
+        if span_range is None:
+            return None, None
+        begin, end = span_range
+        if not check_covered_text(
+            offsets.text[begin:end], covered, where, problem, ignore_case=kind == MODEL
+        ):
+            return None, None
+        label = categories[category] if categories else f"category {category}"
+        extra = {k: v for k, v in span.items() if k not in ("text", "start", "type", "reason", "id")}
+        if "reason" not in span:
+            extra["no_reason"] = True
+        identifier = span.get("id", "")
+        if not isinstance(identifier, str):
+            extra["id"] = identifier
+            identifier = ""
+        if label not in self.corpus.labels:
+            self.corpus.labels.append(label)
+        return Region(start=begin, end=end, label=label, text=text, id=identifier, note=reason), extra
+
+
+def write(corpus, path):
+    """The corpus as factgenie records: a ``.jsonl`` file, or (any other path) a campaign folder.
+
+    Every record carries its output text. A campaign folder gets the metadata.json the
+    corpus was read with, or one made from the corpus's labels (an llm_eval campaign when
+    every annotation is a model's, else external). Documents nobody annotated are not
+    written: a factgenie record is an annotator's work.
+    """
+    path = Path(path)
+    documents = {document.id: document for document in corpus.documents}
+    campaign = next(
+        (
+            a.meta["factgenie"]["campaign"]
+            for a in corpus.annotations
+            if "campaign" in a.meta.get("factgenie", {})
+        ),
+        None,
+    )
+    if campaign is None:
+        campaign = _new_campaign(corpus, path)
+    categories = _category_names(campaign["config"].get("annotation_span_categories")) or list(corpus.labels)
+    unit = UTF16 if campaign.get("mode") == CROWDSOURCING else CODE_POINTS
+    files = {}
+    for annotation in corpus.annotations:
+        factgenie = annotation.meta.get("factgenie", {})
+        record_file = factgenie.get("file", DEFAULT_FILE)
+        files.setdefault(record_file, []).append(
+            _record(documents[annotation.document], annotation, categories, unit)
+        )
+    if path.suffix == ".jsonl":
+        path.write_text("".join(line for lines in files.values() for line in lines), encoding="utf-8")
+        return
+    (path / "files").mkdir(parents=True, exist_ok=True)
+    (path / "metadata.json").write_text(json.dumps(campaign, indent=4, ensure_ascii=False), encoding="utf-8")
+    for record_file, lines in files.items():
+        (path / "files" / Path(record_file).name).write_text("".join(lines), encoding="utf-8")
+
+
+def _new_campaign(corpus, path):
+    mode = LLM_EVAL if corpus.annotations and all(a.kind == MODEL for a in corpus.annotations) else EXTERNAL
+    categories = [{"name": label, "color": "", "description": ""} for label in corpus.labels]
+    return {"id": path.stem, "mode": mode, "config": {"annotation_span_categories": categories}}
+
+
+def _record(document, annotation, categories, unit):
+    factgenie = annotation.meta.get("factgenie", {})
+    meta = document.meta
+    record = {
+        "dataset": meta.get("dataset", document.id),
+        "split": meta.get("split", ""),
+        "setup_id": meta.get("setup_id", document.system),
+        "example_idx": meta.get("example_idx", 0),
+    }
+    if not factgenie.get("no_text"):
+        record[factgenie.get("text_field", "output")] = document.text
+    rest = dict(factgenie.get("record", {}))
+    if "record" not in factgenie:
+        rest["metadata"] = {"annotator_id": annotation.annotator}
+    record.update(rest)
+    offsets = Offsets(document.text, unit)
+    extras = factgenie.get("span_extra", [])
+    if len(extras) != len(annotation.regions):  # the regions were changed after reading
+        extras = [{} for _ in annotation.regions]
+    spans = []
+    for region, extra in zip(annotation.regions, extras, strict=True):
+        extra = dict(extra)
+        span = {"text": region.text or document.text[region.start : region.end]}
+        span["start"] = offsets.from_code_points(region.start)
+        span["type"] = _category_index(region.label, categories)
+        if not extra.pop("no_reason", False):
+            span["reason"] = region.note
+        if region.id:
+            span["id"] = region.id
+        span.update(extra)
+        spans.append(span)
+    record["annotations"] = spans
+    return dump_line(record)
+
+
+def _category_index(label, categories):
+    if label in categories:
+        return categories.index(label)
+    numbered = CATEGORY_NAME.fullmatch(label)
+    return int(numbered.group(1)) if numbered else len(categories)

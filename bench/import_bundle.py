@@ -112,15 +112,21 @@ def fresh_database(url):
         connection.execute(f'CREATE DATABASE "{name}"')
 
 
-def run_measured(command, env):
-    """Run a command; return (seconds, peak RSS in MB) of that process alone."""
+def run_measured_cpu(command, env):
+    """Run a command; return (wall seconds, CPU seconds, peak RSS in MB) of that process alone."""
     started = time.perf_counter()
     process = subprocess.Popen(command, env=env, cwd=ROOT)
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"failed: {' '.join(command)}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def run_measured(command, env):
+    """Run a command; return (seconds, peak RSS in MB) of that process alone."""
+    seconds, _, peak = run_measured_cpu(command, env)
+    return seconds, peak
 
 
 def main():
@@ -138,12 +144,14 @@ def main():
                SECRET_KEY="bench-only-key-" + "x" * 40)  # fmt: skip
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
-    seconds, peak_mb = run_measured([python, "manage.py", "import_study", str(bundle)], env)
+    env.setdefault("BUNDLE_MAX_FILE_BYTES", "2000000000")  # 100,000 documents are ~800 MB of JSON Lines
+    seconds, cpu, peak_mb = run_measured_cpu([python, "manage.py", "import_study", str(bundle)], env)
     segments = args.documents * args.segments
     print(f"bundle: {args.documents:,} documents x {args.segments} segments "
           f"= {segments:,} segments, documents.jsonl {size_mb:.0f} MB")  # fmt: skip
-    print(f"import_study into PostgreSQL: {seconds:.1f} s (target < 60 s), "
-          f"peak RSS {peak_mb:.0f} MB (target < 1024 MB), {segments / seconds:,.0f} segments/s")  # fmt: skip
+    print(f"import_study into PostgreSQL: {seconds:.1f} s wall, {cpu:.1f} s CPU of the import process, "
+          f"peak RSS {peak_mb:.0f} MB, {segments / seconds:,.0f} segments/s "
+          f"(targets: 100,000 documents x 30 segments under 300 s and 2 GB)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,21 +28,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.import_bundle import fresh_database  # noqa: E402
+from bench.import_bundle import fresh_database, run_measured_cpu  # noqa: E402
 from bench.process_cpu import PostgresBackendCPU, cpu_seconds, server_processes  # noqa: E402
 from bench.span_report import write_bundle  # noqa: E402
 
 BROKER = "redis://127.0.0.1:6379/0"
-
-
-def run_measured(command, env):
-    """(wall seconds, CPU seconds, peak RSS MB) of a command in its own process."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, cwd=ROOT)
-    _, status, usage = os.wait4(process.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(command)}")
-    return time.perf_counter() - started, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
 def peak_mb(pid):
@@ -113,7 +103,7 @@ def main():
         write_bundle(bundle, args.documents, args.segments)
         fresh_database(url)
         subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
-        wall, cpu, peak = run_measured(
+        wall, cpu, peak = run_measured_cpu(
             [python, "manage.py", "import_study", str(bundle)], dict(env, BUNDLE_MAX_FILE_BYTES="2000000000")
         )
         print(
@@ -126,7 +116,7 @@ def main():
     expected = None
     if not args.skip_one_pass:
         output = ROOT / "bench" / "out" / f"report-one-pass-{args.documents}.json"
-        wall, cpu, peak = run_measured(
+        wall, cpu, peak = run_measured_cpu(
             [python, "manage.py", "study_report", "bench-report", "--output", str(output)], env
         )
         expected = json.loads(output.read_text())

@@ -208,6 +208,11 @@ class StudyAdmin(StudyScopedAdmin):
         return [
             path("import/", wrap(self.import_bundle_view), name="studies_study_import"),
             path(
+                "import-annotations/",
+                wrap(self.import_annotations_view),
+                name="studies_study_import_annotations",
+            ),
+            path(
                 "<path:object_id>/documents/",
                 wrap(self.add_documents_view),
                 name="studies_study_add_documents",
@@ -222,6 +227,13 @@ class StudyAdmin(StudyScopedAdmin):
 
     def import_bundle_view(self, request):
         return study_views.import_bundle(self, request)
+
+    def import_annotations_view(self, request):
+        # Admin is an entry point and may reach the interop app above the core (docs/decisions.md);
+        # imported here because interop.admin builds on this package's upload views.
+        from interop.admin import import_annotations
+
+        return import_annotations(self, request)
 
     def add_documents_view(self, request, object_id):
         return study_views.add_documents(self, request, object_id)

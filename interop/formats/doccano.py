@@ -28,7 +28,7 @@ from pathlib import Path
 from interop.corpus import Annotation, Corpus, Document, Link, Region
 
 from .jsonlines import dump_line, json_lines, json_type
-from .offsets import CODE_POINTS, UTF16, Offsets, is_offset, region_span
+from .offsets import CODE_POINTS, UTF16, Offsets, is_offset, region_span, unit_named
 
 __all__ = ["read", "write", "CODE_POINTS", "UTF16"]
 
@@ -40,14 +40,19 @@ WHOLE_PROJECT = "doccano"  # the annotator of a collaborative project's all.json
 def read(path, name, problems, *, offsets=UTF16):
     """The documents and each annotator's labels in a doccano export (a file or a folder of them)."""
     path = Path(path)
+    unit = unit_named(offsets)
+    if unit is None:
+        problems.add(name, 0, f"offsets {offsets!r}: say utf-16 (doccano's own) or code-points")
+        return Corpus()
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         problems.add(name, 0, "the folder holds no .jsonl file")
-    reading = _Reading(Corpus(), problems, offsets)
+    reading = _Reading(Corpus(), problems, unit)
     for file in files:
+        # A single file may be an upload kept under another name: its own name is `name`.
         file_name = f"{name}/{file.name}" if path.is_dir() else name
         for line, record in json_lines(file, file_name, problems):
-            reading.line(record, line, file_name, annotator_from(file))
+            reading.line(record, line, file_name, annotator_from(file_name))
     return reading.corpus
 
 
@@ -230,7 +235,7 @@ def write(corpus, path, *, offsets=UTF16):
     when it was not read from doccano); a document nobody labelled is written once,
     with no labels.
     """
-    path = Path(path)
+    path, offsets = Path(path), unit_named(offsets) or UTF16
     documents = {document.id: document for document in corpus.documents}
     if path.suffix:
         lines = [_line(documents[a.document], a, path, offsets) for a in corpus.annotations]

@@ -65,7 +65,7 @@ def read(path, name, problems, *, outputs=None):
     for file in files:
         file_name = f"{name}/files/{file.name}" if path.is_dir() else name
         for line, record in json_lines(file, file_name, problems):
-            reading.record(record, line, file_name, file.name)
+            reading.record(record, line, file_name, file.name if path.is_dir() else Path(name).name)
     return reading.corpus
 
 

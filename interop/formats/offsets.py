@@ -11,6 +11,14 @@ from bisect import bisect_left
 
 CODE_POINTS = "code points"
 UTF16 = "UTF-16 code units"
+UNIT_NAMES = {"code-points": CODE_POINTS, "codepoints": CODE_POINTS, "utf-16": UTF16, "utf16": UTF16}
+
+
+def unit_named(name):
+    """CODE_POINTS or UTF16 for a name a user may type (``code-points``, ``utf-16``); None if neither."""
+    if name in (CODE_POINTS, UTF16):
+        return name
+    return UNIT_NAMES.get(str(name).strip().lower().replace(" ", "-"))
 
 
 class Offsets:

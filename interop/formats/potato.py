@@ -48,16 +48,24 @@ def read(path, name, problems):
         files = [path]
     reading = _Reading(problems)
     for file in files:
-        file_name = str(file.relative_to(path)) if path.is_dir() else name
-        file_name = f"{name}/{file_name}" if path.is_dir() else file_name
+        file_name = f"{name}/{file.relative_to(path)}" if path.is_dir() else name
+        reading_as = file if path.is_dir() else _named(name, file)
         for line, record in json_lines(file, file_name, problems):
-            reading.record(record, line, file_name, annotator_from(file))
+            reading.record(record, line, file_name, annotator_from(reading_as))
     return reading.corpus
 
 
 def annotator_from(path):
+    """Whose instances a per-user file holds: its folder's name, or its own when renamed."""
     path = Path(path)
     return path.parent.name if path.name == FILE else path.stem
+
+
+def _named(name, file):
+    """A single file as its name says (an upload may be kept under another), with its folder
+    when the name has none."""
+    name = Path(name)
+    return name if name.name != FILE or name.parent.name else file
 
 
 def seconds_spent(behavioral_data):

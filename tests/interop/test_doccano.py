@@ -226,3 +226,20 @@ def test_the_collaborative_all_jsonl_is_the_projects_annotation(tmp_path):
     corpus, _ = read(tmp_path / "all.jsonl")
 
     assert {a.annotator for a in corpus.annotations} == {"doccano"}
+
+
+def test_the_offsets_option_takes_the_names_a_command_line_gives():
+    corpus, problems = read(FILES / "alice.jsonl", offsets="code-points")
+    assert (2, "document '2': label 1: end 32 is past the text's end (29 characters)") in messages(problems)
+
+    _, problems = read(FILES / "alice.jsonl", offsets="bytes")
+    assert messages(problems) == [(0, "offsets 'bytes': say utf-16 (doccano's own) or code-points")]
+
+
+def test_an_upload_kept_under_another_name_is_the_annotator_its_name_says(tmp_path):
+    shutil.copy(FILES / "alice.jsonl", tmp_path / "upload-3f2a.jsonl")
+    problems = Problems()
+
+    corpus = doccano.read(tmp_path / "upload-3f2a.jsonl", "erin.jsonl", problems)
+
+    assert {a.annotator for a in corpus.annotations} == {"erin"}

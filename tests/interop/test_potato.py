@@ -150,3 +150,16 @@ def test_a_folder_without_potato_output_is_a_problem(tmp_path):
     assert messages(problems) == [
         (0, "the folder holds no annotated_instances.jsonl, nor a folder per annotator with one")
     ]
+
+
+def test_an_upload_kept_under_another_name_is_the_annotator_its_name_says(tmp_path):
+    shutil.copy(OUTPUT / "bob" / "annotated_instances.jsonl", tmp_path / "upload-3f2a.jsonl")
+    problems = Problems()
+
+    renamed = potato.read(tmp_path / "upload-3f2a.jsonl", "bob.jsonl", problems)
+    in_folder = potato.read(tmp_path / "upload-3f2a.jsonl", "bob/annotated_instances.jsonl", problems)
+
+    assert not problems
+    assert (
+        {a.annotator for a in renamed.annotations} == {a.annotator for a in in_folder.annotations} == {"bob"}
+    )

@@ -7,3 +7,10 @@ class InteropConfig(AppConfig):
     name = "interop"
     label = "interop"
     verbose_name = "Other tools' formats"
+
+    def ready(self):
+        from studies import extensions
+
+        from .extension import EXTENSION
+
+        extensions.register(EXTENSION)

@@ -23,6 +23,10 @@ class Extension:
     report_template = ""
     # Study config options the extension reads, for studies of every protocol: {name: check(value, path)}.
     config_options = {}
+    # Admin pages that make a new study, beside "Import study bundle" on the study list, for who may add
+    # studies: (route under admin/studies/study/, dotted path of a view(model_admin, request), URL name
+    # (without "admin:"), link text).
+    study_admin_imports = ()
 
     def study_yaml_check(self, value, spec, problems, name, line):
         """Check the value of `study_yaml_key` (spec: the checked StudySpec, or None); return what

@@ -9,10 +9,12 @@ from django.db.models.functions import Coalesce
 from django.http import HttpResponseRedirect
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.module_loading import import_string
 
 from accounts import policy
 from accounts.models import StudyMembership
 from annotations.models import Assignment
+from studies import extensions
 from studies.forms import MembershipForm, StudyForm
 from studies.models import Document, Study, Taxonomy
 
@@ -207,10 +209,10 @@ class StudyAdmin(StudyScopedAdmin):
         wrap = self.admin_site.admin_view
         return [
             path("import/", wrap(self.import_bundle_view), name="studies_study_import"),
-            path(
-                "import-annotations/",
-                wrap(self.import_annotations_view),
-                name="studies_study_import_annotations",
+            *(
+                path(route, wrap(self._extension_view(view)), name=name)
+                for extension in extensions.registered()
+                for route, view, name, _ in extension.study_admin_imports
             ),
             path(
                 "<path:object_id>/documents/",
@@ -228,12 +230,21 @@ class StudyAdmin(StudyScopedAdmin):
     def import_bundle_view(self, request):
         return study_views.import_bundle(self, request)
 
-    def import_annotations_view(self, request):
-        # Admin is an entry point and may reach the interop app above the core (docs/decisions.md);
-        # imported here because interop.admin builds on this package's upload views.
-        from interop.admin import import_annotations
+    def _extension_view(self, dotted_path):
+        """An extension's import page, by dotted path (study_admin_imports): no import of theirs here."""
 
-        return import_annotations(self, request)
+        def view(request):
+            return import_string(dotted_path)(self, request)
+
+        return view
+
+    def changelist_view(self, request, extra_context=None):
+        imports = [
+            (f"admin:{name}", text)
+            for extension in extensions.registered()
+            for _, _, name, text in extension.study_admin_imports
+        ]
+        return super().changelist_view(request, {**(extra_context or {}), "extension_imports": imports})
 
     def add_documents_view(self, request, object_id):
         return study_views.add_documents(self, request, object_id)

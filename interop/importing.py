@@ -242,6 +242,7 @@ def _items(annotation, cut, categories, name, where, problems):
             problems.add(name, annotation.line, f"{where}: link {link.source} -> {link.target} names no region "
                                                 f"{', '.join(map(repr, missing))}")  # fmt: skip
             ok = False
+            linked.update({end: "a broken link" for end in (link.source, link.target) if end in regions})
             continue
         for end in (link.source, link.target):
             if end in linked:

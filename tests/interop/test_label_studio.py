@@ -203,3 +203,71 @@ def test_a_label_the_given_taxonomy_lacks_is_a_problem(tmp_path):
         "(the taxonomy has CharE, InconE, NamedEnt)"
     ]
     assert not Study.objects.exists()
+
+
+def one_task(results, **annotation):
+    text = "Anna met Ben. Anna met Ben again. Ben left."
+
+    def region(rid, needle, label, nth=0):  # fmt: skip
+        start = -1
+        for _ in range(nth + 1):
+            start = text.index(needle, start + 1)
+        return {"id": rid, "type": "labels", "from_name": "label", "to_name": "text",
+                "value": {"start": start, "end": start + len(needle), "text": needle, "labels": [label]}}  # fmt: skip
+
+    return [{"id": 1, "data": {"text": text}, "annotations": [
+        {"id": 9, "completed_by": 3, "result": [r if "type" in r else region(**r) for r in results], **annotation}
+    ]}]  # fmt: skip
+
+
+def span(rid, needle, label, nth=0):
+    return {"rid": rid, "needle": needle, "label": label, "nth": nth}
+
+
+def relation(a, b):
+    return {"type": "relation", "from_id": a, "to_id": b, "direction": "right", "labels": []}
+
+
+@pytest.mark.parametrize(
+    ("results", "problem"),
+    [
+        (
+            [span(rid="a", needle="Anna met Ben", label="RepE"),
+             span(rid="b", needle="Anna met Ben", label="RepE", nth=1), relation("b", "a"),
+             span(rid="c", needle="Ben left", label="RepE")],
+            "task 1, annotation 9, region c: label 'RepE' is linked elsewhere (a paired category), but this "
+            "region is in no link; a person's paired span needs its pair",
+        ),
+        (
+            [span(rid="a", needle="Anna", label="Person"), span(rid="b", needle="Ben", label="Name"),
+             relation("a", "b")],
+            "task 1, annotation 9: link a -> b joins labels 'Person' and 'Name'; a paired span is one category",
+        ),
+        (
+            [span(rid="a", needle="Ben", label="RepE"), span(rid="b", needle="Ben", label="RepE", nth=1),
+             span(rid="c", needle="Ben", label="RepE", nth=2), relation("b", "a"), relation("c", "a")],
+            "task 1, annotation 9, region a: in two links (b -> a and c -> a); a paired span has one pair",
+        ),
+        (
+            [span(rid="a", needle="Ben", label="RepE"), relation("a", "zz")],
+            "task 1, annotation 9: link a -> zz names no region 'zz'",
+        ),
+    ],
+    ids=["alone-and-linked", "two-labels", "two-links", "no-region"],
+)  # fmt: skip
+def test_links_a_paired_span_cannot_hold_are_problems(tmp_path, results, problem):
+    path = write_tasks(tmp_path / "links.json", one_task(results))
+    with pytest.raises(BundleInvalid) as raised:
+        study_import_annotations(path=path, fmt="label-studio", slug="links")
+    assert [p.message for p in raised.value.problems] == [problem]
+    assert not Study.objects.exists()
+
+
+def test_a_ground_truth_annotation_is_gold_and_stays_ground_truth(tmp_path):
+    results = [span(rid="a", needle="Ben left", label="CharE")]
+    path = write_tasks(tmp_path / "gold.json", one_task(results, ground_truth=True))
+    study_import_annotations(path=path, fmt="label-studio", slug="gold")
+    assert Assignment.objects.get(study__slug="gold").kind == Assignment.Kind.GOLD
+    out = tmp_path / "out.json"
+    study_export_annotations(study=Study.objects.get(slug="gold"), fmt="label-studio", path=out)
+    assert json.loads(out.read_text())[0]["annotations"][0]["ground_truth"] is True

@@ -1,36 +1,11 @@
-"""doccano's JSONL exports of sequence-labelling projects (docs/interop-formats.md).
+"""Reading doccano's JSONL exports (the format: interop/formats/doccano/__init__.py)."""
 
-One JSON object a line, in either of the two shapes doccano's export writes:
-
-- without relations: ``{"id": 1, "text": "...", "label": [[0, 2, "ORG"]], "Comments": [...]}``
-- with relations: ``{"id": 1, "text": "...", "entities": [{"id": 7, "label": "ORG",
-  "start_offset": 0, "end_offset": 2}], "relations": [{"id": 3, "from_id": 7, "to_id": 8,
-  "type": "worksFor"}], "Comments": [...]}``
-
-Every other field of a line is the example's own metadata (doccano spreads it into the
-line) and is kept in ``Document.meta``. A line without ``id`` is numbered by its line.
-
-Annotators: doccano exports one ``{username}.jsonl`` per member (unless the project is
-collaborative, when it writes one ``all.jsonl``). ``path`` may be such a file or the
-folder of them: a file's name is its annotator ("all" is the project as a whole, named
-"doccano"), unless a line carries a ``user`` or ``annotator`` field, which wins.
-
-Offsets: doccano's annotation page counts UTF-16 code units (JavaScript string
-indices: an emoji outside the Basic Multilingual Plane counts two), so they are converted
-to code points here and back on writing. A file made by a script that counts code points
-(Python ``len``) is read with ``offsets=CODE_POINTS``. Projects with "count grapheme
-clusters as one character" switched on count graphemes, which is not read.
-"""
-
-import re
 from pathlib import Path
 
 from interop.corpus import Annotation, Corpus, Document, Link, Region
 
-from .jsonlines import dump_line, json_lines, json_type
-from .offsets import CODE_POINTS, UTF16, Offsets, is_offset, region_span, unit_named
-
-__all__ = ["read", "write", "CODE_POINTS", "UTF16"]
+from ..jsonlines import json_lines, json_type
+from ..offsets import UTF16, Offsets, is_offset, region_span, unit_named
 
 ANNOTATOR_FIELDS = ("user", "annotator")
 LABELLING_FIELDS = {"id", "text", "label", "entities", "relations", "Comments", *ANNOTATOR_FIELDS}
@@ -226,106 +201,3 @@ class _Reading:
         annotation.regions.append(Region(start=span[0], end=span[1], label=label, id=region_id))
         if label not in self.corpus.labels:
             self.corpus.labels.append(label)
-
-
-def write(corpus, path, *, offsets=UTF16):
-    """The corpus as doccano JSONL: a file, or (a path without suffix) a folder of {annotator}.jsonl.
-
-    Each annotation is written in the shape it was read in (entities and relations
-    when it was not read from doccano); a document nobody labelled is written once,
-    with no labels.
-    """
-    path, offsets = Path(path), unit_named(offsets) or UTF16
-    documents = {document.id: document for document in corpus.documents}
-    if path.suffix:
-        lines = [_line(documents[a.document], a, path, offsets) for a in corpus.annotations]
-        labelled = {annotation.document for annotation in corpus.annotations}
-        lines += [_unlabelled(d) for d in corpus.documents if d.id not in labelled]
-        path.write_text("".join(lines), encoding="utf-8")
-        return
-    path.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for annotation in corpus.annotations:
-        file = path / f"{_file_stem(annotation.annotator)}.jsonl"
-        files.setdefault(file, []).append(_line(documents[annotation.document], annotation, file, offsets))
-    for file, lines in files.items():
-        file.write_text("".join(lines), encoding="utf-8")
-
-
-def _file_stem(annotator):
-    stem = re.sub(r"[^\w.@+-]", "_", annotator).strip(".")
-    return "all" if annotator == WHOLE_PROJECT else stem or "annotator"
-
-
-def _line(document, annotation, file, unit):
-    doccano = annotation.meta.get("doccano", {})
-    record = {} if doccano.get("line_id") else {"id": _identifier(document.id)}
-    record["text"] = document.text
-    record.update(document.meta)
-    if annotator_from(file) != annotation.annotator or "annotator_field" in doccano:
-        value = doccano.get("annotator_value")
-        field = doccano.get("annotator_field", "user")
-        record[field] = (
-            value if value is not None and str(value) == annotation.annotator else annotation.annotator
-        )
-    offsets = Offsets(document.text, unit)
-    if doccano.get("shape") == "label":
-        record["label"] = [
-            [offsets.from_code_points(r.start), offsets.from_code_points(r.end), r.label]
-            for r in annotation.regions
-        ]
-    else:
-        record.update(_entities(annotation, offsets, doccano.get("relation_ids", [])))
-    if "comments" in doccano:
-        record["Comments"] = doccano["comments"]
-    return dump_line(record)
-
-
-def _entities(annotation, offsets, relation_ids):
-    written, used = {}, {str(region.id) for region in annotation.regions if region.id}
-    entities, next_id = [], 0
-    for region in annotation.regions:
-        identifier = region.id
-        if not identifier:
-            while str(next_id) in used:
-                next_id += 1
-            identifier = str(next_id)
-            used.add(identifier)
-        written[region.id or identifier] = _identifier(identifier)
-        entities.append(
-            {
-                "id": _identifier(identifier),
-                "label": region.label,
-                "start_offset": offsets.from_code_points(region.start),
-                "end_offset": offsets.from_code_points(region.end),
-            }
-        )
-    if len(relation_ids) != len(annotation.links):
-        relation_ids = list(range(len(annotation.links)))
-    relations = []
-    for identifier, link in zip(relation_ids, annotation.links, strict=True):
-        relation = {} if identifier is None else {"id": identifier}
-        relation.update(
-            from_id=written.get(link.source, _identifier(link.source)),
-            to_id=written.get(link.target, _identifier(link.target)),
-            type=link.label,
-        )
-        relations.append(relation)
-    return {"entities": entities, "relations": relations}
-
-
-def _unlabelled(document):
-    return dump_line(
-        {
-            "id": _identifier(document.id),
-            "text": document.text,
-            **document.meta,
-            "entities": [],
-            "relations": [],
-        }
-    )
-
-
-def _identifier(value):
-    """doccano's ids are numbers: a name made of digits is written back as one."""
-    return int(value) if isinstance(value, str) and value.isdigit() and value == str(int(value)) else value

@@ -1,50 +1,15 @@
-"""factgenie campaigns' annotation records (docs/interop-formats.md).
+"""Reading factgenie campaigns (the format: interop/formats/factgenie/__init__.py)."""
 
-A campaign is a folder ``campaigns/<id>/`` with ``metadata.json`` (``{"id", "mode",
-"config": {"annotation_span_categories": [{"name", "color", "description"}], ...}}``) and
-``files/*.jsonl``, one record a line for one annotator's work on one output::
-
-    {"dataset": "d", "split": "test", "setup_id": "gpt-4o", "example_idx": 3,
-     "output": "the generated text", "annotations": [{"text": "Paris", "start": 10,
-     "type": 1, "reason": "wrong city"}], "flags": [], "options": [], "sliders": [],
-     "text_fields": [], "metadata": {"annotator_id": "...", "campaign_id": "...", ...}}
-
-``path`` is the campaign folder or one of its JSONL files (its campaign's metadata.json
-is used when the file sits in the campaign's ``files/``).
-
-Mapping: each (dataset, split, setup_id, example_idx) is a document with id
-``dataset/split/setup_id/example_idx`` whose system is the setup; each record is an
-annotation by ``metadata.annotator_id`` (or a top-level ``annotator_id``; else the
-campaign's id), of kind model for an ``llm_eval`` campaign and main otherwise (without
-metadata.json, a record whose metadata names a model or prompt is an LLM's). ``type`` is
-an index into the campaign's span categories, whose names become the labels ("category
-N" when no names are given); ``reason`` becomes the region's note.
-
-Texts: factgenie saves the generated text in each record's ``output`` (a ``text``
-field is accepted too). Records of older factgenie versions carry none; for them pass
-``outputs=`` a factgenie outputs file or folder (``data/outputs/<setup>/*.jsonl``, records
-with dataset, split, setup_id, example_idx and output); a record whose text is found
-nowhere is a problem.
-
-Offsets: ``start`` is where ``text`` begins; the end is ``start`` plus the text's length.
-Crowdsourcing campaigns count in the browser, in UTF-16 code units; LLM campaigns find
-the text in Python, in code points, case-insensitively and with the text stripped of
-surrounding spaces, so their check ignores case and those spaces.
-"""
-
-import json
-import re
 from pathlib import Path
 
 from interop.corpus import MAIN, MODEL, Annotation, Corpus, Document, Region
 
-from .jsonlines import dump_line, json_file, json_lines, json_type
-from .offsets import CODE_POINTS, UTF16, Offsets, check_covered_text, is_offset, region_span
+from ..jsonlines import json_file, json_lines, json_type
+from ..offsets import CODE_POINTS, UTF16, Offsets, check_covered_text, is_offset, region_span
 
 LLM_EVAL, CROWDSOURCING, EXTERNAL = "llm_eval", "crowdsourcing", "external"
 KEY_FIELDS = ("dataset", "split", "setup_id", "example_idx")
 DEFAULT_FILE = "annotations.jsonl"
-CATEGORY_NAME = re.compile(r"category (\d+)")
 
 
 def read(path, name, problems, *, outputs=None):
@@ -82,13 +47,13 @@ def _campaign(path, name, problems):
         problems.add(name, 0, "'config' must be an object")
         return None
     categories = metadata.get("config", {}).get("annotation_span_categories")
-    if categories is not None and _category_names(categories) is None:
+    if categories is not None and category_names(categories) is None:
         problems.add(name, 0, "config.annotation_span_categories must be a list of objects with a 'name'")
         return None
     return metadata
 
 
-def _category_names(categories):
+def category_names(categories):
     if not isinstance(categories, list):
         return None
     names = [category.get("name") if isinstance(category, dict) else None for category in categories]
@@ -128,7 +93,7 @@ class _Reading:
         self.documents = {}  # id -> (Document, file name, line)
         self.seen = {}  # (document id, annotator) -> (file name, line)
         config = (campaign or {}).get("config", {})
-        self.categories = _category_names(config.get("annotation_span_categories")) or []
+        self.categories = category_names(config.get("annotation_span_categories")) or []
         self.corpus.labels.extend(dict.fromkeys(self.categories))
 
     def record(self, record, line, file_name, file):
@@ -165,7 +130,7 @@ class _Reading:
             )
             return
         kind = _kind(self.campaign, metadata)
-        categories = _category_names(metadata.get("annotation_span_categories")) or self.categories
+        categories = category_names(metadata.get("annotation_span_categories")) or self.categories
         for category in categories:
             if category not in self.corpus.labels:
                 self.corpus.labels.append(category)
@@ -275,89 +240,3 @@ class _Reading:
         if label not in self.corpus.labels:
             self.corpus.labels.append(label)
         return Region(start=begin, end=end, label=label, text=text, id=identifier, note=reason), extra
-
-
-def write(corpus, path):
-    """The corpus as factgenie records: a ``.jsonl`` file, or (any other path) a campaign folder.
-
-    Every record carries its output text. A campaign folder gets the metadata.json the
-    corpus was read with, or one made from the corpus's labels (an llm_eval campaign when
-    every annotation is a model's, else external). Documents nobody annotated are not
-    written: a factgenie record is an annotator's work.
-    """
-    path = Path(path)
-    documents = {document.id: document for document in corpus.documents}
-    campaign = next(
-        (
-            a.meta["factgenie"]["campaign"]
-            for a in corpus.annotations
-            if "campaign" in a.meta.get("factgenie", {})
-        ),
-        None,
-    )
-    if campaign is None:
-        campaign = _new_campaign(corpus, path)
-    categories = _category_names(campaign["config"].get("annotation_span_categories")) or list(corpus.labels)
-    unit = UTF16 if campaign.get("mode") == CROWDSOURCING else CODE_POINTS
-    files = {}
-    for annotation in corpus.annotations:
-        factgenie = annotation.meta.get("factgenie", {})
-        record_file = factgenie.get("file", DEFAULT_FILE)
-        files.setdefault(record_file, []).append(
-            _record(documents[annotation.document], annotation, categories, unit)
-        )
-    if path.suffix == ".jsonl":
-        path.write_text("".join(line for lines in files.values() for line in lines), encoding="utf-8")
-        return
-    (path / "files").mkdir(parents=True, exist_ok=True)
-    (path / "metadata.json").write_text(json.dumps(campaign, indent=4, ensure_ascii=False), encoding="utf-8")
-    for record_file, lines in files.items():
-        (path / "files" / Path(record_file).name).write_text("".join(lines), encoding="utf-8")
-
-
-def _new_campaign(corpus, path):
-    mode = LLM_EVAL if corpus.annotations and all(a.kind == MODEL for a in corpus.annotations) else EXTERNAL
-    categories = [{"name": label, "color": "", "description": ""} for label in corpus.labels]
-    return {"id": path.stem, "mode": mode, "config": {"annotation_span_categories": categories}}
-
-
-def _record(document, annotation, categories, unit):
-    factgenie = annotation.meta.get("factgenie", {})
-    meta = document.meta
-    record = {
-        "dataset": meta.get("dataset", document.id),
-        "split": meta.get("split", ""),
-        "setup_id": meta.get("setup_id", document.system),
-        "example_idx": meta.get("example_idx", 0),
-    }
-    if not factgenie.get("no_text"):
-        record[factgenie.get("text_field", "output")] = document.text
-    rest = dict(factgenie.get("record", {}))
-    if "record" not in factgenie:
-        rest["metadata"] = {"annotator_id": annotation.annotator}
-    record.update(rest)
-    offsets = Offsets(document.text, unit)
-    extras = factgenie.get("span_extra", [])
-    if len(extras) != len(annotation.regions):  # the regions were changed after reading
-        extras = [{} for _ in annotation.regions]
-    spans = []
-    for region, extra in zip(annotation.regions, extras, strict=True):
-        extra = dict(extra)
-        span = {"text": region.text or document.text[region.start : region.end]}
-        span["start"] = offsets.from_code_points(region.start)
-        span["type"] = _category_index(region.label, categories)
-        if not extra.pop("no_reason", False):
-            span["reason"] = region.note
-        if region.id:
-            span["id"] = region.id
-        span.update(extra)
-        spans.append(span)
-    record["annotations"] = spans
-    return dump_line(record)
-
-
-def _category_index(label, categories):
-    if label in categories:
-        return categories.index(label)
-    numbered = CATEGORY_NAME.fullmatch(label)
-    return int(numbered.group(1)) if numbered else len(categories)

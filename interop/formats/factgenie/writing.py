@@ -1,0 +1,99 @@
+"""Writing factgenie campaigns (the format: interop/formats/factgenie/__init__.py)."""
+
+import json
+import re
+from pathlib import Path
+
+from interop.corpus import MODEL
+
+from ..jsonlines import dump_line
+from ..offsets import CODE_POINTS, UTF16, Offsets
+from .reading import CROWDSOURCING, DEFAULT_FILE, EXTERNAL, LLM_EVAL, category_names
+
+CATEGORY_NAME = re.compile(r"category (\d+)")  # the label a category without a name is read as
+
+
+def write(corpus, path):
+    """The corpus as factgenie records: a ``.jsonl`` file, or (any other path) a campaign folder.
+
+    Every record carries its output text. A campaign folder gets the metadata.json the
+    corpus was read with, or one made from the corpus's labels (an llm_eval campaign when
+    every annotation is a model's, else external). Documents nobody annotated are not
+    written: a factgenie record is an annotator's work.
+    """
+    path = Path(path)
+    documents = {document.id: document for document in corpus.documents}
+    campaign = next(
+        (
+            a.meta["factgenie"]["campaign"]
+            for a in corpus.annotations
+            if "campaign" in a.meta.get("factgenie", {})
+        ),
+        None,
+    )
+    if campaign is None:
+        campaign = _new_campaign(corpus, path)
+    categories = category_names(campaign["config"].get("annotation_span_categories")) or list(corpus.labels)
+    unit = UTF16 if campaign.get("mode") == CROWDSOURCING else CODE_POINTS
+    files = {}
+    for annotation in corpus.annotations:
+        factgenie = annotation.meta.get("factgenie", {})
+        record_file = factgenie.get("file", DEFAULT_FILE)
+        files.setdefault(record_file, []).append(
+            _record(documents[annotation.document], annotation, categories, unit)
+        )
+    if path.suffix == ".jsonl":
+        path.write_text("".join(line for lines in files.values() for line in lines), encoding="utf-8")
+        return
+    (path / "files").mkdir(parents=True, exist_ok=True)
+    (path / "metadata.json").write_text(json.dumps(campaign, indent=4, ensure_ascii=False), encoding="utf-8")
+    for record_file, lines in files.items():
+        (path / "files" / Path(record_file).name).write_text("".join(lines), encoding="utf-8")
+
+
+def _new_campaign(corpus, path):
+    mode = LLM_EVAL if corpus.annotations and all(a.kind == MODEL for a in corpus.annotations) else EXTERNAL
+    categories = [{"name": label, "color": "", "description": ""} for label in corpus.labels]
+    return {"id": path.stem, "mode": mode, "config": {"annotation_span_categories": categories}}
+
+
+def _record(document, annotation, categories, unit):
+    factgenie = annotation.meta.get("factgenie", {})
+    meta = document.meta
+    record = {
+        "dataset": meta.get("dataset", document.id),
+        "split": meta.get("split", ""),
+        "setup_id": meta.get("setup_id", document.system),
+        "example_idx": meta.get("example_idx", 0),
+    }
+    if not factgenie.get("no_text"):
+        record[factgenie.get("text_field", "output")] = document.text
+    rest = dict(factgenie.get("record", {}))
+    if "record" not in factgenie:
+        rest["metadata"] = {"annotator_id": annotation.annotator}
+    record.update(rest)
+    offsets = Offsets(document.text, unit)
+    extras = factgenie.get("span_extra", [])
+    if len(extras) != len(annotation.regions):  # the regions were changed after reading
+        extras = [{} for _ in annotation.regions]
+    spans = []
+    for region, extra in zip(annotation.regions, extras, strict=True):
+        extra = dict(extra)
+        span = {"text": region.text or document.text[region.start : region.end]}
+        span["start"] = offsets.from_code_points(region.start)
+        span["type"] = _category_index(region.label, categories)
+        if not extra.pop("no_reason", False):
+            span["reason"] = region.note
+        if region.id:
+            span["id"] = region.id
+        span.update(extra)
+        spans.append(span)
+    record["annotations"] = spans
+    return dump_line(record)
+
+
+def _category_index(label, categories):
+    if label in categories:
+        return categories.index(label)
+    numbered = CATEGORY_NAME.fullmatch(label)
+    return int(numbered.group(1)) if numbered else len(categories)

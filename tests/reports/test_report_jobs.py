@@ -9,21 +9,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from bundles.services import study_import_bundle
-from falte_site.celery import app as celery_app
 from reports.models import Report
 from reports.services import report_request, reports_requeue_stale
 from tests.reports.span_bundle import write_span_bundle
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def eager_celery():
-    """These tests run the job in-process; tests/reports/test_worker.py uses a real worker."""
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = before
+# These tests run the job in-process; tests/reports/test_worker.py uses a real worker.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 @pytest.fixture

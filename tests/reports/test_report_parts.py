@@ -11,7 +11,6 @@ import random
 import pytest
 
 from bundles.services import study_import_bundle
-from falte_site.celery import app as celery_app
 from reports import parts
 from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
 from reports.metrics.spans.report import span_figures
@@ -115,16 +114,7 @@ def test_merging_adds_what_the_parts_counted():
 
 
 @pytest.fixture
-def eager_jobs():
-    """Jobs run in-process, as on the embedded default (tests/reports/test_worker.py runs real workers)."""
-    before = celery_app.conf.task_always_eager
-    celery_app.conf.task_always_eager = True
-    yield
-    celery_app.conf.task_always_eager = before
-
-
-@pytest.fixture
-def parted_study(eager_jobs, tmp_path, researcher, settings):
+def parted_study(eager_celery, tmp_path, researcher, settings):
     settings.REPORT_PART_DOCUMENTS = 2
     bundle = write_span_bundle(tmp_path / "bundle", slug="parted", documents=7, segments=3, spans=4)
     return study_import_bundle(directory=bundle, user=researcher).study

@@ -43,6 +43,7 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
         if key not in accepted:
             problems.add(name, 0, f"format {fmt!r} has no option {key!r}")
     corpus = module.read(path, name, problems, **{k: v for k, v in options.items() if k in accepted})
+    problems.items.sort(key=lambda problem: problem.line)  # in the file's order, whatever the reader's
     settings = None
     if settings_path is not None:
         settings_name = settings_name or Path(settings_path).name

@@ -17,6 +17,7 @@ counts code points.
 """
 
 import bisect
+import functools
 import json
 
 from ..corpus import GOLD, MAIN, MODEL, Annotation, Corpus, Document, Link, Region
@@ -277,17 +278,27 @@ def _place(spans, name, problems, corpus):
 
 def _from_utf16(text, start, end):
     """The code-point offsets of UTF-16 offsets [start, end), or None when one falls inside a character."""
-    if text.isascii() or all(ord(character) < 0x10000 for character in text):
+    units = _utf16_starts(text)
+    if units is None:
         return (start, end) if end <= len(text) else None
+    first, last = bisect.bisect_left(units, start), bisect.bisect_left(units, end)
+    if first >= len(units) or last >= len(units) or units[first] != start or units[last] != end:
+        return None
+    return first, last
+
+
+@functools.lru_cache(maxsize=8)
+def _utf16_starts(text):
+    """Where each code point starts in UTF-16 code units (and the end), once per text; None when
+    the two counts agree (no character outside the Basic Multilingual Plane)."""
+    if all(ord(character) < 0x10000 for character in text):
+        return None
     units, position = [], 0
     for character in text:
         units.append(position)
         position += 2 if ord(character) >= 0x10000 else 1
     units.append(position)
-    first, last = bisect.bisect_left(units, start), bisect.bisect_left(units, end)
-    if first >= len(units) or last >= len(units) or units[first] != start or units[last] != end:
-        return None
-    return first, last
+    return units
 
 
 def write(corpus, path):

@@ -271,3 +271,45 @@ def test_a_ground_truth_annotation_is_gold_and_stays_ground_truth(tmp_path):
     out = tmp_path / "out.json"
     study_export_annotations(study=Study.objects.get(slug="gold"), fmt="label-studio", path=out)
     assert json.loads(out.read_text())[0]["annotations"][0]["ground_truth"] is True
+
+
+def test_a_study_made_on_the_platform_exports_its_segments_joined_and_its_pairs_as_relations(tmp_path):
+    from django.utils import timezone
+
+    from tests.factories import AssignmentFactory, ErrorAnnotationFactory, make_span_study
+
+    study = make_span_study(documents=1, segments=2, slug="made-here")
+    document = study.documents.get()
+    first, second = document.segments.order_by("index")
+    assignment = AssignmentFactory(
+        document=document, status=Assignment.Status.SUBMITTED, submitted_at=timezone.now()
+    )
+    repetition = study.taxonomy.categories.get(key="RepE")
+    at = second.text.index("Anna met Ben")
+    ErrorAnnotationFactory(
+        assignment=assignment, segment=second, category=repetition, start=at, end=at + 12, text="Anna met Ben",
+        paired_segment=first, paired_start=at, paired_end=at + 12, paired_text="Anna met Ben",
+    )  # fmt: skip
+    out = tmp_path / "out.json"
+    study_export_annotations(study=Study.objects.get(pk=study.pk), fmt="label-studio", path=out)
+    (task,) = json.loads(out.read_text())
+    assert task["id"] == 1
+    assert task["data"] == {"text": f"{first.text}\n\n{second.text}"}
+    (annotation,) = task["annotations"]
+    regions = {r["id"]: r["value"] for r in annotation["result"] if r["type"] == "labels"}
+    (link,) = [r for r in annotation["result"] if r["type"] == "relation"]
+    later, earlier = regions[link["from_id"]], regions[link["to_id"]]
+    text = task["data"]["text"]
+    assert text[later["start"] : later["end"]] == later["text"] == "Anna met Ben"
+    assert later["start"] > earlier["start"] and later["labels"] == ["RepE"]
+    assert (link["direction"], link["labels"]) == ("right", [])
+
+
+def test_only_span_studies_export_as_spans(tmp_path):
+    from django.core.management import CommandError, call_command
+
+    from tests.factories import StudyFactory
+
+    StudyFactory(slug="ratings", protocol="likert")
+    with pytest.raises(CommandError, match="'ratings' is a likert study; only span studies"):
+        call_command("export_annotations", "ratings", "--format", "label-studio", str(tmp_path / "x.json"))

@@ -144,11 +144,12 @@ def test_another_formats_corpus_is_written_with_entities_relations_and_utf16_off
     first, second = json_lines(tmp_path / "out.jsonl")
     assert first["user"] == "erin" and second["user"] == "frank"
     assert [(e["start_offset"], e["end_offset"]) for e in first["entities"]] == [(0, 2), (8, 13)]
-    assert first["relations"] == [{"id": 0, "from_id": "r1", "to_id": "r2", "type": "from"}]
+    assert [e["id"] for e in first["entities"]] == [0, 1]  # doccano's ids are numbers
+    assert first["relations"] == [{"id": 0, "from_id": 0, "to_id": 1, "type": "from"}]
     again, problems = read(tmp_path / "out.jsonl")
     assert not problems, messages(problems)
     assert covered(again, "sushi", "erin") == [("🍣", "FOOD"), ("Tokyo", "LOC")]
-    assert again.annotations[0].links == [Link("r1", "r2", "from")]
+    assert again.annotations[0].links == [Link("0", "1", "from")]
 
 
 def test_every_problem_of_a_bad_file_is_reported_with_its_line():

@@ -176,7 +176,8 @@ def test_another_formats_corpus_is_written_as_an_external_campaign(tmp_path):
                 document="doc-1",
                 annotator="ann",
                 regions=[Region(0, 7, "LOC", note="not Basel"), Region(14, 18, "ERR")],
-            )
+            ),
+            Annotation(document="doc-1", annotator="gpt-4o", kind=MODEL),
         ],
         labels=["LOC", "ERR"],
     )
@@ -186,7 +187,8 @@ def test_another_formats_corpus_is_written_as_an_external_campaign(tmp_path):
     metadata = json.loads((tmp_path / "campaign" / "metadata.json").read_text())
     assert metadata["mode"] == "external"
     assert [c["name"] for c in metadata["config"]["annotation_span_categories"]] == ["LOC", "ERR"]
-    (record,) = json_lines(tmp_path / "campaign" / "files" / "annotations.jsonl")
+    record, model = json_lines(tmp_path / "campaign" / "files" / "annotations.jsonl")
+    assert model["metadata"] == {"annotator_id": "gpt-4o", "model": "gpt-4o"} and model["annotations"] == []
     assert record["annotations"] == [
         {"text": "Zu\u0308rich", "start": 0, "type": 0, "reason": "not Basel"},
         {"text": "rain", "start": 14, "type": 1, "reason": ""},
@@ -194,6 +196,7 @@ def test_another_formats_corpus_is_written_as_an_external_campaign(tmp_path):
     again, problems = read(tmp_path / "campaign")
     assert not problems, messages(problems)
     assert spans(again, again.annotations[0]) == [("Zu\u0308rich", "LOC", "not Basel"), ("rain", "ERR", "")]
+    assert [(a.annotator, a.kind) for a in again.annotations] == [("ann", MAIN), ("gpt-4o", MODEL)]
 
 
 def test_every_problem_of_a_bad_records_file_is_reported_with_its_line():

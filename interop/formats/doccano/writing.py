@@ -62,24 +62,21 @@ def _line(document, annotation, file, unit):
 
 
 def _entities(annotation, offsets, relation_ids):
-    written, used = {}, {str(region.id) for region in annotation.regions if region.id}
-    entities, next_id = [], 0
-    for region in annotation.regions:
-        identifier = region.id
-        if not identifier:
-            while str(next_id) in used:
-                next_id += 1
-            identifier = str(next_id)
-            used.add(identifier)
-        written[region.id or identifier] = _identifier(identifier)
-        entities.append(
-            {
-                "id": _identifier(identifier),
-                "label": region.label,
-                "start_offset": offsets.from_code_points(region.start),
-                "end_offset": offsets.from_code_points(region.end),
-            }
-        )
+    # doccano's ids are numbers: regions keep theirs when all are numbers, else are numbered 0, 1, ...
+    keep = all(region.id.isdigit() for region in annotation.regions)
+    numbers = [_identifier(region.id) if keep else n for n, region in enumerate(annotation.regions)]
+    written = {
+        region.id: number for region, number in zip(annotation.regions, numbers, strict=True) if region.id
+    }
+    entities = [
+        {
+            "id": number,
+            "label": region.label,
+            "start_offset": offsets.from_code_points(region.start),
+            "end_offset": offsets.from_code_points(region.end),
+        }
+        for region, number in zip(annotation.regions, numbers, strict=True)
+    ]
     if len(relation_ids) != len(annotation.links):
         relation_ids = list(range(len(annotation.links)))
     relations = []

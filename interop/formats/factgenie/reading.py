@@ -81,8 +81,11 @@ def _key(dataset, split, setup_id, example_idx):
 
 
 def _kind(campaign, metadata):
-    if campaign is not None:
-        return MODEL if campaign.get("mode") == LLM_EVAL else MAIN
+    """An LLM campaign's records are a model's, a crowdsourcing campaign's people's; otherwise
+    (external campaigns, lone files) a record is a model's when its metadata names a model."""
+    mode = (campaign or {}).get("mode")
+    if mode in (LLM_EVAL, CROWDSOURCING):
+        return MODEL if mode == LLM_EVAL else MAIN
     return MODEL if any(key in metadata for key in ("model", "prompt_template", "api_provider")) else MAIN
 
 

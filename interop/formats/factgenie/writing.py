@@ -2,14 +2,17 @@
 
 import json
 import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 from interop.corpus import MODEL
 
 from ..jsonlines import dump_line
 from ..offsets import CODE_POINTS, UTF16, Offsets
-from .reading import CROWDSOURCING, DEFAULT_FILE, EXTERNAL, LLM_EVAL, category_names
+from .reading import CROWDSOURCING, DEFAULT_FILE, EXTERNAL, category_names
 
+COLORS = ["rgb(214, 39, 40)", "rgb(148, 103, 189)", "rgb(230, 171, 2)", "rgb(102, 102, 102)", "rgb(31, 119, 180)",
+          "rgb(44, 160, 44)", "rgb(255, 127, 14)", "rgb(23, 190, 207)"]  # fmt: skip
 CATEGORY_NAME = re.compile(r"category (\d+)")  # the label a category without a name is read as
 
 
@@ -52,9 +55,18 @@ def write(corpus, path):
 
 
 def _new_campaign(corpus, path):
-    mode = LLM_EVAL if corpus.annotations and all(a.kind == MODEL for a in corpus.annotations) else EXTERNAL
-    categories = [{"name": label, "color": "", "description": ""} for label in corpus.labels]
-    return {"id": path.stem, "mode": mode, "config": {"annotation_span_categories": categories}}
+    """An external campaign: factgenie opens one without the db.csv its own campaigns keep."""
+    categories = [
+        {"name": label, "color": COLORS[number % len(COLORS)], "description": ""}
+        for number, label in enumerate(corpus.labels)
+    ]
+    created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    return {
+        "id": path.stem,
+        "mode": EXTERNAL,
+        "config": {"annotation_span_categories": categories},
+        "created": created,
+    }
 
 
 def _record(document, annotation, categories, unit):
@@ -71,6 +83,8 @@ def _record(document, annotation, categories, unit):
     rest = dict(factgenie.get("record", {}))
     if "record" not in factgenie:
         rest["metadata"] = {"annotator_id": annotation.annotator}
+        if annotation.kind == MODEL:  # how a record of an external campaign says it is an LLM's
+            rest["metadata"]["model"] = annotation.annotator
     record.update(rest)
     offsets = Offsets(document.text, unit)
     extras = factgenie.get("span_extra", [])

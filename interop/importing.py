@@ -49,9 +49,8 @@ class BundleLines:
         if problem.file == "assignments.jsonl" and problem.line in self.assignments:
             item = self.assignments[problem.line]
             return Problem(self.name, item.line, f"{item.item or 'annotation'}: {problem.message}")
-        return Problem(
-            self.settings_file, 0 if problem.file != self.settings_file else problem.line, problem.message
-        )
+        # study.yaml was written here: its lines are not the given file's, so the file as a whole.
+        return Problem(self.settings_file, 0, problem.message)
 
 
 def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, settings=None, settings_name="",
@@ -178,7 +177,7 @@ def _given_study(settings, corpus, paired_labels, settings_name, problems):
             problems.add(settings_name, getattr(settings.get("taxonomy"), "line", 1),
                          f"the file's label {label!r} is neither the key nor the label of a category "
                          f"(the taxonomy has {', '.join(keys)})")  # fmt: skip
-    for label in paired_labels:
+    for label in sorted(paired_labels):
         if label in categories and categories[label][1] != "paired":
             problems.add(settings_name, getattr(settings.get("taxonomy"), "line", 1),
                          f"category {categories[label][0]} is singleton, but the file links spans labelled {label!r}; "

@@ -230,3 +230,40 @@ def test_a_campaign_folder_without_metadata_or_records_is_a_problem(tmp_path):
         (0, "cannot read the file: No such file or directory"),
         (0, "the campaign has no files/*.jsonl of annotation records"),
     ]
+
+
+@pytest.mark.parametrize(
+    "metadata, problem",
+    [
+        ('{"mode": "crowdsourcing", "config": []}', "'config' must be an object"),
+        (
+            '{"mode": "crowdsourcing", "config": {"annotation_span_categories": "Incorrect"}}',
+            "config.annotation_span_categories must be a list of objects with a 'name'",
+        ),
+        ('{"mode": "llm_gen", "config": {}}', "campaign mode 'llm_gen' holds no span annotations"),
+        (
+            '{"mode": "crowdsourcing", ',
+            "not JSON: Expecting property name enclosed in double quotes (column 27)",
+        ),
+    ],
+)
+def test_a_bad_metadata_json_is_one_problem_and_the_records_are_still_checked(tmp_path, metadata, problem):
+    shutil.copytree(FILES / "human-1", tmp_path / "human-1")
+    (tmp_path / "human-1" / "metadata.json").write_text(metadata)
+
+    corpus, problems = read(tmp_path / "human-1")
+
+    assert [str(p) for p in problems.items] == [f"human-1/metadata.json:0: {problem}"]
+    assert len(corpus.annotations) == 4
+
+
+def test_a_crowdsourcing_records_file_read_alone_still_counts_utf16_units(tmp_path):
+    shutil.copy(FILES / "human-1" / "files" / "0-0-5f9c2a-1732179600.jsonl", tmp_path / "alone.jsonl")
+
+    corpus, problems = read(tmp_path / "alone.jsonl")
+
+    assert not problems, messages(problems)
+    assert spans(corpus, corpus.annotations[0])[0] == ("18°C;", "Incorrect", "21°C in the data")
+    assert {a.kind for a in corpus.annotations} == {MAIN}
+    factgenie.write(corpus, tmp_path / "again.jsonl")
+    assert json_lines(tmp_path / "again.jsonl") == json_lines(tmp_path / "alone.jsonl")

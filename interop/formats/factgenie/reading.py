@@ -43,13 +43,15 @@ def _campaign(path, name, problems):
         return None
     if metadata.get("mode") not in (LLM_EVAL, CROWDSOURCING, EXTERNAL):
         problems.add(name, 0, f"campaign mode {metadata.get('mode')!r} holds no span annotations")
-    if not isinstance(metadata.get("config", {}), dict):
+    # What is wrong is a problem; the rest (the mode above all: it says how offsets count) is still used.
+    config = metadata.get("config", {})
+    if not isinstance(config, dict):
         problems.add(name, 0, "'config' must be an object")
-        return None
-    categories = metadata.get("config", {}).get("annotation_span_categories")
+        return {**metadata, "config": {}}
+    categories = config.get("annotation_span_categories")
     if categories is not None and category_names(categories) is None:
         problems.add(name, 0, "config.annotation_span_categories must be a list of objects with a 'name'")
-        return None
+        return {**metadata, "config": {k: v for k, v in config.items() if k != "annotation_span_categories"}}
     return metadata
 
 
@@ -80,13 +82,23 @@ def _key(dataset, split, setup_id, example_idx):
     return (str(dataset), str(split), str(setup_id), str(example_idx))
 
 
-def _kind(campaign, metadata):
-    """An LLM campaign's records are a model's, a crowdsourcing campaign's people's; otherwise
-    (external campaigns, lone files) a record is a model's when its metadata names a model."""
+def record_mode(campaign, record, metadata):
+    """Who made a record, which says how its offsets count: LLM_EVAL (code points, a model's),
+    CROWDSOURCING (the browser's UTF-16 units, a person's) or EXTERNAL (code points, a person's).
+
+    The campaign's mode says it; without one (external campaigns, lone files, a metadata.json
+    that cannot be read) the record does: factgenie copies the campaign's config into each
+    record's metadata, and an LLM's names its model, a crowdsourcing one its service.
+    """
     mode = (campaign or {}).get("mode")
     if mode in (LLM_EVAL, CROWDSOURCING):
-        return MODEL if mode == LLM_EVAL else MAIN
-    return MODEL if any(key in metadata for key in ("model", "prompt_template", "api_provider")) else MAIN
+        return mode
+    if any(key in metadata for key in ("model", "prompt_template", "api_provider")):
+        return LLM_EVAL
+    crowd_keys = ("service", "examples_per_batch", "annotators_per_example", "idle_time")
+    if "time_last_saved" in record or any(key in metadata for key in crowd_keys):
+        return CROWDSOURCING
+    return EXTERNAL
 
 
 class _Reading:
@@ -95,6 +107,7 @@ class _Reading:
         self.corpus = Corpus()
         self.documents = {}  # id -> (Document, file name, line)
         self.seen = {}  # (document id, annotator) -> (file name, line)
+        self.campaign_unit = UTF16 if (campaign or {}).get("mode") == CROWDSOURCING else CODE_POINTS
         config = (campaign or {}).get("config", {})
         self.categories = category_names(config.get("annotation_span_categories")) or []
         self.corpus.labels.extend(dict.fromkeys(self.categories))
@@ -132,7 +145,8 @@ class _Reading:
                 f"{item}: annotator {annotator!r} annotated it twice (first on {first[0]} line {first[1]})"
             )
             return
-        kind = _kind(self.campaign, metadata)
+        mode = record_mode(self.campaign, record, metadata)
+        kind = MODEL if mode == LLM_EVAL else MAIN
         categories = category_names(metadata.get("annotation_span_categories")) or self.categories
         for category in categories:
             if category not in self.corpus.labels:
@@ -153,7 +167,9 @@ class _Reading:
         if not isinstance(spans, list):
             problem(f"{item}: annotations must be a list, not {json_type(spans)}")
             return
-        unit = UTF16 if (self.campaign or {}).get("mode") == CROWDSOURCING else CODE_POINTS
+        unit = UTF16 if mode == CROWDSOURCING else CODE_POINTS
+        if unit != self.campaign_unit:
+            factgenie["offsets"] = unit
         offsets = Offsets(document.text, unit)
         extras = []
         for number, span in enumerate(spans, start=1):

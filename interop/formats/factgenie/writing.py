@@ -36,14 +36,17 @@ def write(corpus, path):
     )
     if campaign is None:
         campaign = _new_campaign(corpus, path)
-    categories = category_names(campaign["config"].get("annotation_span_categories")) or list(corpus.labels)
+    categories = category_names(campaign.get("config", {}).get("annotation_span_categories")) or list(
+        corpus.labels
+    )
     unit = UTF16 if campaign.get("mode") == CROWDSOURCING else CODE_POINTS
     files = {}
     for annotation in corpus.annotations:
         factgenie = annotation.meta.get("factgenie", {})
         record_file = factgenie.get("file", DEFAULT_FILE)
+        record_unit = factgenie.get("offsets", unit)  # e.g. a crowdsourcing record outside its campaign
         files.setdefault(record_file, []).append(
-            _record(documents[annotation.document], annotation, categories, unit)
+            _record(documents[annotation.document], annotation, categories, record_unit)
         )
     if path.suffix == ".jsonl":
         path.write_text("".join(line for lines in files.values() for line in lines), encoding="utf-8")

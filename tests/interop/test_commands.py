@@ -77,3 +77,23 @@ def test_export_writes_the_file_and_refuses_unknown_studies(tmp_path):
     assert [task["id"] for task in json.loads((tmp_path / "out.json").read_text())] == [101, 102]
     with pytest.raises(CommandError, match="no study with slug 'nope'"):
         run("export_annotations", "nope", "--format", "label-studio", str(tmp_path / "x.json"))
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b'[{"id": 1, "data": {"text": "A"}},\n  {"id": 2, "data": ', "broken.json:2: not JSON we accept"),
+        (b'{"id": 1, "data": {"text": "A"}}', "broken.json:1: must be a JSON array of tasks"),
+        (b"\xff\xfe[]", "broken.json:0: not UTF-8 text"),
+        (b"[]", "broken.json:0: no tasks in the file"),
+    ],
+    ids=["not-json", "not-an-array", "not-utf8", "empty"],
+)
+def test_a_file_that_is_no_export_is_one_problem(tmp_path, content, problem):
+    path = tmp_path / "broken.json"
+    path.write_bytes(content)
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_annotations", str(path), "--format", "label-studio", "--slug", "x", stderr=err)
+    assert err.getvalue().startswith(problem)
+    assert not Study.objects.exists()

@@ -17,26 +17,31 @@ MAX_DEPTH = 64
 def json_lines(path, name, problems):
     """(line number, object) for each non-blank line of a JSON Lines file that holds an object.
 
-    A generator, so that the problems of a line come in line order with those its reader adds.
+    A generator reading a line at a time (a file may be large), so that the problems of a
+    line also come in line order with those its reader adds.
     """
-    data = _read_bytes(path, name, problems)
-    if data is None:
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed by the with below, in the generator
+    except OSError as error:
+        problems.add(name, 0, f"cannot read the file: {error.strerror or error}")
         return
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        if not raw.strip():
-            continue
-        text = _decode(raw, name, number, problems)
-        if text is None:
-            continue
-        if number == 1:
-            text = text.removeprefix("\ufeff")
-        value = load_json(text, lambda message, number=number: problems.add(name, number, message))
-        if value is None:
-            continue
-        if not isinstance(value, dict):
-            problems.add(name, number, f"a line must hold a JSON object, not {json_type(value)}")
-            continue
-        yield number, value
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            raw = line.rstrip(b"\r\n")
+            if not raw.strip():
+                continue
+            text = _decode(raw, name, number, problems)
+            if text is None:
+                continue
+            if number == 1:
+                text = text.removeprefix("\ufeff")
+            value = load_json(text, lambda message, number=number: problems.add(name, number, message))
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                problems.add(name, number, f"a line must hold a JSON object, not {json_type(value)}")
+                continue
+            yield number, value
 
 
 def json_file(path, name, problems):

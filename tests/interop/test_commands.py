@@ -41,7 +41,7 @@ def test_a_bad_file_exits_non_zero_with_file_line_item_problems_and_writes_nothi
         call_command("import_annotations", str(path), "--format", "label-studio", "--slug", "bad", stderr=err)
     assert err.getvalue().splitlines() == [
         "bad.json:2: task 101, annotation 1: completed_by must be a user id or an object with its id",
-        "bad.json:205: task 102, annotation 5, region e1: value.labels must name exactly one label, not []",
+        "bad.json:265: task 102, annotation 5, region e1: value.labels must name exactly one label, not []",
     ]
     assert not Study.objects.exists()
 

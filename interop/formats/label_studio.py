@@ -256,13 +256,18 @@ def _place(spans, name, problems, corpus):
     only_points = sum(1 for points, units, *_ in matches if points and not units)
     convention = UTF16 if only_units > only_points else CODE_POINTS
     converted = 0
-    for (region, annotation, _document), (points, units, as_points, as_units, utf16) in zip(
+    for (region, annotation, document), (points, units, as_points, as_units, utf16) in zip(
         spans, matches, strict=True
     ):
         if units and (convention == UTF16 or not points):
             if (region.start, region.end) != utf16:
                 converted += 1
             region.start, region.end = utf16
+        elif not points and not region.text:
+            problems.add(name, annotation.line,
+                         f"{annotation.item}, region {region.id}: [{region.start}, {region.end}) is outside the "
+                         f"task's text ({len(document.text)} characters)")  # fmt: skip
+            continue
         elif not points:
             problems.add(name, annotation.line,
                          f"{annotation.item}, region {region.id}: value.text {region.text!r} is not the text at "

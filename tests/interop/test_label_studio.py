@@ -313,3 +313,17 @@ def test_only_span_studies_export_as_spans(tmp_path):
     StudyFactory(slug="ratings", protocol="likert")
     with pytest.raises(CommandError, match="'ratings' is a likert study; only span studies"):
         call_command("export_annotations", "ratings", "--format", "label-studio", str(tmp_path / "x.json"))
+
+
+def test_a_region_without_text_beyond_the_task_text_is_a_problem(tmp_path):
+    tasks = one_task([span(rid="a", needle="Ben left", label="CharE")])
+    value = tasks[0]["annotations"][0]["result"][0]["value"]
+    del value["text"]
+    value["end"] = 99
+    with pytest.raises(BundleInvalid) as raised:
+        study_import_annotations(
+            path=write_tasks(tmp_path / "far.json", tasks), fmt="label-studio", slug="far"
+        )
+    assert [p.message for p in raised.value.problems] == [
+        "task 1, annotation 9, region a: [34, 99) is outside the task's text (43 characters)"
+    ]

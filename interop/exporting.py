@@ -19,6 +19,9 @@ from .importing import LINK_ANSWER
 from .segmenting import join_segments, segment_starts
 
 SEGMENT_SEPARATOR = "\n\n"  # between the segments of a study that was not imported from a file
+# People's, experts' and evaluators' work; qualification and retest rounds are the platform's own
+# (a second annotation of the same worker on the same document, which other tools cannot tell apart).
+WRITTEN_KINDS = (c.MAIN, c.GOLD, c.MODEL)
 
 
 class NotSpans(ValueError):
@@ -59,7 +62,7 @@ def study_corpus(study, *, fmt, identities=True):
         )
     link_labels = {}
     for record in assignments:
-        if record.get("document") not in starts_of:
+        if record.get("document") not in starts_of or record.get("kind", c.MAIN) not in WRITTEN_KINDS:
             continue
         annotation = _annotation(record, starts_of[record["document"]], label_of, link_labels)
         corpus.annotations.append(annotation)
@@ -78,7 +81,7 @@ def _annotation(record, starts, label_of, link_labels):
     kind = record.get("kind", c.MAIN)
     annotation = c.Annotation(
         document=record["document"], annotator=record["annotator"],
-        kind=kind if kind in (c.MAIN, c.GOLD, c.MODEL) else c.MAIN, seconds=record.get("active_seconds", 0),
+        kind=kind, seconds=record.get("active_seconds", 0),
     )  # fmt: skip
     ids = {}
 

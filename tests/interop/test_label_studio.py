@@ -327,3 +327,17 @@ def test_a_region_without_text_beyond_the_task_text_is_a_problem(tmp_path):
     assert [p.message for p in raised.value.problems] == [
         "task 1, annotation 9, region a: [34, 99) is outside the task's text (43 characters)"
     ]
+
+
+def test_qualification_and_retest_rounds_stay_on_the_platform(tmp_path):
+    from django.utils import timezone
+
+    study_import_annotations(path=EXPORT, fmt="label-studio", slug="rounds")
+    main = Assignment.objects.get(study__slug="rounds", document__external_id="101", worker__external_id="7")
+    Assignment.objects.create(
+        study=main.study, document=main.document, worker=main.worker, kind=Assignment.Kind.RETEST,
+        status=Assignment.Status.SUBMITTED, submitted_at=timezone.now(),
+    )  # fmt: skip
+    out = tmp_path / "out.json"
+    study_export_annotations(study=Study.objects.get(slug="rounds"), fmt="label-studio", path=out)
+    assert exported(out) == exported(EXPORT)

@@ -59,7 +59,7 @@ def test_a_file_over_the_web_limit_is_refused(client, researcher, settings):
     settings.BUNDLE_WEB_MAX_BYTES = 1000
     client.force_login(researcher)
     page = upload(client, EXPORT.read_bytes()).content.decode()
-    assert "uploads here are limited to 1,000 bytes" in page
+    assert "uploads here are limited to 1,000 bytes" in page and "manage.py import_annotations" in page
     assert not Study.objects.exists()
 
 
@@ -79,3 +79,11 @@ def test_an_analyst_without_the_researchers_permissions_is_refused(client, resea
     assert not Study.objects.filter(slug="uploaded").exists()
     client.logout()
     assert client.get(reverse(URL)).status_code == 302  # to the login page
+
+
+def test_an_upload_body_over_the_web_limit_is_refused_before_it_is_read(client, researcher, settings):
+    settings.BUNDLE_WEB_MAX_BYTES = 10
+    client.force_login(researcher)
+    page = upload(client, EXPORT.read_bytes() * 40).content.decode()
+    assert "This upload is" in page and "python manage.py import_annotations FILE" in page
+    assert not Study.objects.exists()

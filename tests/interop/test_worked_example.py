@@ -38,3 +38,13 @@ def test_the_documented_label_studio_example_imports_and_reports_the_documented_
     }  # fmt: skip
     assert report["annotators_per_document"] == 3
     assert sorted(report["evaluator_comparison"]["by_evaluator"]) == ["char-detector-v1"]
+
+
+def test_the_documented_example_exports_back_to_an_equivalent_file(tmp_path):
+    from tests.interop.test_label_studio import exported
+
+    call_command("import_annotations", str(EXAMPLE), "--format", "label-studio", "--slug", "stories",
+                 "--sentences-per-segment", "2", stdout=StringIO())  # fmt: skip
+    call_command("export_annotations", "stories", "--format", "label-studio", str(tmp_path / "back.json"),
+                 stdout=StringIO())  # fmt: skip
+    assert exported(tmp_path / "back.json") == exported(EXAMPLE)

@@ -84,12 +84,21 @@ class _Reading:
         self.corpus = Corpus()
         self.documents = {}  # id -> (Document, file name, line)
         self.seen = {}  # (document id, annotator) -> (file name, line)
+        self.shapes = {}  # file name -> (the shape of its first line, that line)
 
     def record(self, record, line, file_name, file_annotator):
         def problem(message):
             self.problems.add(file_name, line, message)
 
         combined = "user_id" in record or "instance_id" in record
+        shape = "an all-users line (user_id, instance_id)" if combined else "a per-user line (id)"
+        first_shape = self.shapes.setdefault(file_name, (shape, line))
+        if first_shape[0] != shape:
+            problem(
+                f"instance on line {line}: {shape} after {first_shape[0]} on line {first_shape[1]};"
+                " Potato writes one shape to a file"
+            )
+            return
         id_key = "instance_id" if combined else "id"
         missing = [
             key
@@ -126,6 +135,9 @@ class _Reading:
             "shape": "all" if combined else "user",
             "record": {k: v for k, v in record.items() if k not in ignored},
         }
+        for key, value in ((id_key, record[id_key]), ("user_id", record.get("user_id"))):
+            if value is not None and not isinstance(value, str):  # a number, written back as one
+                potato[f"{key}_value"] = value
         annotation = Annotation(
             document=identifier,
             annotator=annotator,
@@ -229,16 +241,21 @@ def write(corpus, path):
 
 def _line(document, annotation, per_user):
     potato = annotation.meta.get("potato", {})
+
+    def kept(key, value):  # a number the file gave, when it still says the same
+        return potato.get(f"{key}_value", value) if str(potato.get(f"{key}_value")) == value else value
+
     if per_user:
-        record = {"id": document.id, "displayed_text": document.text}
+        record = {"id": kept("id", document.id), "displayed_text": document.text}
     else:
         record = {
-            "user_id": annotation.annotator,
-            "instance_id": document.id,
+            "user_id": kept("user_id", annotation.annotator),
+            "instance_id": kept("instance_id", document.id),
             "displayed_text": document.text,
         }
     rest = potato.get("record", {"label_annotations": {}, "behavioral_data": {}})
-    record["label_annotations"] = rest.get("label_annotations", {})
+    if "label_annotations" in rest:
+        record["label_annotations"] = rest["label_annotations"]
     extras = potato.get("span_extra", [])
     if len(extras) != len(annotation.regions):  # the regions were changed after reading
         extras = [{} for _ in annotation.regions]

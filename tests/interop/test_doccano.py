@@ -181,7 +181,7 @@ def test_every_problem_of_a_bad_file_is_reported_with_its_line():
         (8, "a string holds a NUL character (\\u0000), which cannot be stored"),
         (9, "a string holds a lone surrogate (half of a UTF-16 pair), which is not Unicode text"),
         (10, "not UTF-8 text (byte 23 of the line)"),
-        (11, "document '8': both 'label' and 'entities' are given; a doccano line has one of them"),
+        (11, "document '8': 'label' and 'entities' are given; a doccano line has one of them"),
         (12, "document '4': its text differs from the one on bad.jsonl line 6"),
     ]
     assert found == expected
@@ -244,3 +244,35 @@ def test_an_upload_kept_under_another_name_is_the_annotator_its_name_says(tmp_pa
     corpus = doccano.read(tmp_path / "upload-3f2a.jsonl", "erin.jsonl", problems)
 
     assert {a.annotator for a in corpus.annotations} == {"erin"}
+
+
+def test_doccano_1x_annotations_give_one_annotation_per_user_of_each_line():
+    corpus, problems = read(FILES / "v1_annotations.jsonl")
+
+    assert not problems, messages(problems)
+    assert corpus.documents[0].meta == {"meta": {"source": "news"}, "annotation_approver": None}
+    assert [(a.document, a.annotator) for a in corpus.annotations] == [
+        ("31", "1"),
+        ("31", "2"),
+        ("32", "v1_annotations"),
+    ]
+    assert covered(corpus, "31", "1") == [("Barack Obama", "4")]  # 1.x exported label ids
+    assert covered(corpus, "31", "2") == [("東京", "5"), ("Barack", "4")]
+    assert corpus.annotations[2].regions == []
+
+
+def test_doccano_1x_text_labels_are_read_like_todays_label_tuples():
+    corpus, problems = read(FILES / "v1_labels.jsonl")
+
+    assert not problems, messages(problems)
+    assert covered(corpus, "41") == [("Angela Merkel", "PERSON"), ("習近平", "PERSON"), ("Berlin", "LOC")]
+
+
+@pytest.mark.parametrize("name", ["v1_annotations.jsonl", "v1_labels.jsonl"])
+def test_doccano_1x_files_are_written_back_as_they_were(tmp_path, name):
+    corpus, _ = read(FILES / name)
+
+    doccano.write(corpus, tmp_path / name)
+
+    assert json_lines(tmp_path / name) == json_lines(FILES / name)
+    assert read(tmp_path / name)[0] == corpus

@@ -217,6 +217,8 @@ def test_every_problem_of_a_bad_records_file_is_reported_with_its_line():
         (6, "output 'd/s/m/2': annotator 'x' annotated it twice (first on bad.jsonl line 5)"),
         (7, "record: example_idx 3.5 is not a whole number"),
         (8, "output 'd/s/m/4': annotations must be a list, not an object"),
+        (9, "record: split 1.5 is not text"),
+        (9, "record: setup_id ['m'] is not text"),
     ]
     assert spans(corpus, corpus.annotations[0]) == [("text", "category 0", "")]
 

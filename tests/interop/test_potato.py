@@ -135,7 +135,11 @@ def test_every_problem_of_a_bad_file_is_reported_with_its_line():
         (4, "instance 'c': span_annotations must be a list, not a string"),
         (5, "instance 'a': its displayed_text differs from the one on bad.jsonl line 1"),
         (7, "instance 'd': annotator 'bad' annotated it twice (first on bad.jsonl line 6)"),
-        (8, "instance 'e': user_id '' names no annotator"),
+        (
+            8,
+            "instance on line 8: an all-users line (user_id, instance_id) after a per-user line (id) on line 1;"
+            " Potato writes one shape to a file",
+        ),
         (9, "a string holds a lone surrogate (half of a UTF-16 pair), which is not Unicode text"),
     ]
     assert spans(corpus, corpus.annotations[0]) == [("Short", "x")]
@@ -163,3 +167,21 @@ def test_an_upload_kept_under_another_name_is_the_annotator_its_name_says(tmp_pa
     assert (
         {a.annotator for a in renamed.annotations} == {a.annotator for a in in_folder.annotations} == {"bob"}
     )
+
+
+def test_an_all_users_line_must_name_its_user(tmp_path):
+    path = tmp_path / "annotated_instances.jsonl"
+    lines = [
+        {"user_id": "", "instance_id": "a", "displayed_text": "Text.", "span_annotations": []},
+        {"user_id": ["x"], "instance_id": "b", "displayed_text": "Text.", "span_annotations": []},
+        {"instance_id": "c", "displayed_text": "Text.", "span_annotations": []},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+
+    _, problems = read(path)
+
+    assert messages(problems) == [
+        (1, "instance 'a': user_id '' names no annotator"),
+        (2, "instance 'b': user_id ['x'] names no annotator"),
+        (3, "instance on line 3: user_id missing"),
+    ]

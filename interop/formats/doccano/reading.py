@@ -8,7 +8,26 @@ from ..jsonlines import json_lines, json_type
 from ..offsets import UTF16, Offsets, is_offset, region_span, unit_named
 
 ANNOTATOR_FIELDS = ("user", "annotator")
-LABELLING_FIELDS = {"id", "text", "label", "entities", "relations", "Comments", *ANNOTATOR_FIELDS}
+LABELLING_FIELDS = {
+    "id",
+    "text",
+    "label",
+    "labels",
+    "entities",
+    "relations",
+    "annotations",
+    "Comments",
+    *ANNOTATOR_FIELDS,
+}
+# The labelling a line holds, by its key: doccano 1.x wrote "labels" (JSONL text label) or
+# "annotations" (JSONL: label, offsets and user of each span); today's export "label" or "entities".
+SHAPES = {
+    "label": "label",
+    "labels": "label",
+    "entities": "entities",
+    "relations": "entities",
+    "annotations": "annotations",
+}
 WHOLE_PROJECT = "doccano"  # the annotator of a collaborative project's all.jsonl
 
 
@@ -64,26 +83,92 @@ class _Reading:
                 break
         if "id" not in record:
             doccano["line_id"] = True
+        keys = [key for key in SHAPES if key in record]
+        if len({SHAPES[key] for key in keys}) > 1:
+            problem(
+                f"{item}: {' and '.join(repr(key) for key in keys)} are given; a doccano line has one of them"
+            )
+            return
+        shape = SHAPES[keys[0]] if keys else "label"
+        offsets = Offsets(document.text, self.unit)
+        if shape == "annotations":
+            self.per_user(record["annotations"], document, annotator, doccano, offsets, (line, item, problem))
+            return
+        if not self.first_time(document, annotator, line, item, problem):
+            return
+        annotation = Annotation(document=document.id, annotator=annotator, meta={"doccano": doccano})
+        doccano["shape"] = shape
+        if shape == "entities":
+            self.entities(record, annotation, offsets, item, problem)
+        else:
+            if "labels" in record:
+                doccano["label_key"] = "labels"
+            self.labels(record.get(keys[0] if keys else "label", []), annotation, offsets, item, problem)
+        self.add(annotation, record, line, item)
+
+    def first_time(self, document, annotator, line, item, problem):
         first = self.seen.setdefault((document.id, annotator), line)
         if first != line:
             problem(f"{item}: annotator {annotator!r} labels it twice (first on line {first})")
-            return
-        has_label, has_entities = "label" in record, "entities" in record or "relations" in record
-        if has_label and has_entities:
-            problem(f"{item}: both 'label' and 'entities' are given; a doccano line has one of them")
-            return
-        annotation = Annotation(document=document.id, annotator=annotator, meta={"doccano": doccano})
-        offsets = Offsets(document.text, self.unit)
-        if has_entities:
-            doccano["shape"] = "entities"
-            self.entities(record, annotation, offsets, item, problem)
-        else:
-            doccano["shape"] = "label"
-            self.labels(record.get("label", []), annotation, offsets, item, problem)
+        return first == line
+
+    def add(self, annotation, record, line, item):
         if "Comments" in record:
-            doccano["comments"] = record["Comments"]
-        annotation.line, annotation.item = line, f"{item}, annotator {annotator!r}"
+            annotation.meta["doccano"]["comments"] = record["Comments"]
+        annotation.line, annotation.item = line, f"{item}, annotator {annotation.annotator!r}"
         self.corpus.annotations.append(annotation)
+
+    def per_user(self, entries, document, file_annotator, doccano, offsets, at):
+        """doccano 1.x's "annotations": every user's spans of the line, each naming its user."""
+        line, item, problem = at
+        if not isinstance(entries, list):
+            problem(f"{item}: 'annotations' must be a list, not {json_type(entries)}")
+            return
+        annotations = {}
+        for number, entry in enumerate(entries, start=1):
+            where = f"{item}: annotation {number}"
+            if not isinstance(entry, dict):
+                problem(f"{where}: must be an object, not {json_type(entry)}")
+                continue
+            missing = [key for key in ("start_offset", "end_offset", "label") if key not in entry]
+            if missing:
+                problem(f"{where}: {', '.join(missing)} missing")
+                continue
+            user = entry.get("user", file_annotator)
+            if isinstance(user, bool) or not isinstance(user, str | int) or str(user) == "":
+                problem(f"{where}: user {user!r} names no annotator")
+                continue
+            annotation = annotations.get(str(user))
+            if annotation is None:
+                if not self.first_time(document, str(user), line, item, problem):
+                    continue
+                meta = {**doccano, "shape": "annotations", "user_value": user, "entries": []}
+                annotation = Annotation(document=document.id, annotator=str(user), meta={"doccano": meta})
+                annotations[str(user)] = annotation
+            label = entry["label"]
+            label = str(label) if is_offset(label) else label  # 1.x exported label ids, not names
+            placed = self.region(
+                annotation, offsets, entry["start_offset"], entry["end_offset"], label, "", where, problem
+            )
+            if placed:
+                extra = {
+                    k: v for k, v in entry.items() if k not in ("start_offset", "end_offset", "label", "user")
+                }
+                annotation.meta["doccano"]["entries"].append(
+                    {"position": number - 1, "label": entry["label"], **extra}
+                )
+        # Nobody labelled the example: the file's annotator found nothing.
+        if (
+            not annotations
+            and entries == []
+            and self.first_time(document, file_annotator, line, item, problem)
+        ):
+            meta = {**doccano, "shape": "annotations", "entries": []}
+            annotations[file_annotator] = Annotation(
+                document=document.id, annotator=file_annotator, meta={"doccano": meta}
+            )
+        for annotation in annotations.values():
+            self.add(annotation, {}, line, item)
 
     def document(self, record, line, file_name, problem):
         identifier = record.get("id", line)
@@ -194,10 +279,11 @@ class _Reading:
     def region(self, annotation, offsets, start, end, label, region_id, where, problem):
         if not isinstance(label, str) or not label:
             problem(f"{where}: label {label!r} is not a label name")
-            return
+            return False
         span = region_span(offsets, start, end, where, problem)
         if span is None:
-            return
+            return False
         annotation.regions.append(Region(start=span[0], end=span[1], label=label, id=region_id))
         if label not in self.corpus.labels:
             self.corpus.labels.append(label)
+        return True

@@ -18,18 +18,37 @@ def write(corpus, path, *, offsets=UTF16):
     path, offsets = Path(path), unit_named(offsets) or UTF16
     documents = {document.id: document for document in corpus.documents}
     if path.suffix:
-        lines = [_line(documents[a.document], a, path, offsets) for a in corpus.annotations]
+        records = _records(corpus.annotations, documents, path, offsets)
         labelled = {annotation.document for annotation in corpus.annotations}
-        lines += [_unlabelled(d) for d in corpus.documents if d.id not in labelled]
-        path.write_text("".join(lines), encoding="utf-8")
+        records += [_unlabelled(d) for d in corpus.documents if d.id not in labelled]
+        path.write_text("".join(dump_line(record) for record in records), encoding="utf-8")
         return
     path.mkdir(parents=True, exist_ok=True)
     files = {}
     for annotation in corpus.annotations:
-        file = path / f"{_file_stem(annotation.annotator)}.jsonl"
-        files.setdefault(file, []).append(_line(documents[annotation.document], annotation, file, offsets))
-    for file, lines in files.items():
-        file.write_text("".join(lines), encoding="utf-8")
+        files.setdefault(path / f"{_file_stem(annotation.annotator)}.jsonl", []).append(annotation)
+    for file, annotations in files.items():
+        records = _records(annotations, documents, file, offsets)
+        file.write_text("".join(dump_line(record) for record in records), encoding="utf-8")
+
+
+def _records(annotations, documents, file, unit):
+    """A line per annotation, but one per document for doccano 1.x's "annotations" (all users')."""
+    records, shared = [], {}
+    for annotation in annotations:
+        document = documents[annotation.document]
+        if annotation.meta.get("doccano", {}).get("shape") != "annotations":
+            records.append(_line(document, annotation, file, unit))
+        elif document.id in shared:
+            shared[document.id]["annotations"].extend(_entries(document, annotation, unit))
+        else:
+            shared[document.id] = _line(document, annotation, file, unit)
+            records.append(shared[document.id])
+    for record in shared.values():
+        record["annotations"] = [
+            entry for _, entry in sorted(record["annotations"], key=lambda pair: pair[0])
+        ]
+    return records
 
 
 def _file_stem(annotator):
@@ -42,15 +61,20 @@ def _line(document, annotation, file, unit):
     record = {} if doccano.get("line_id") else {"id": _identifier(document.id)}
     record["text"] = document.text
     record.update(document.meta)
-    if annotator_from(file) != annotation.annotator or "annotator_field" in doccano:
+    per_user_entries = doccano.get("shape") == "annotations"  # each entry names its user
+    if not per_user_entries and (
+        annotator_from(file) != annotation.annotator or "annotator_field" in doccano
+    ):
         value = doccano.get("annotator_value")
         field = doccano.get("annotator_field", "user")
         record[field] = (
             value if value is not None and str(value) == annotation.annotator else annotation.annotator
         )
     offsets = Offsets(document.text, unit)
-    if doccano.get("shape") == "label":
-        record["label"] = [
+    if doccano.get("shape") == "annotations":
+        record["annotations"] = _entries(document, annotation, unit)  # (position, entry), sorted later
+    elif doccano.get("shape") == "label":
+        record[doccano.get("label_key", "label")] = [
             [offsets.from_code_points(r.start), offsets.from_code_points(r.end), r.label]
             for r in annotation.regions
         ]
@@ -58,7 +82,32 @@ def _line(document, annotation, file, unit):
         record.update(_entities(annotation, offsets, doccano.get("relation_ids", [])))
     if "comments" in doccano:
         record["Comments"] = doccano["comments"]
-    return dump_line(record)
+    return record
+
+
+def _entries(document, annotation, unit):
+    """(position in the line, entry) for each region, as doccano 1.x's "annotations" held them."""
+    doccano, offsets = annotation.meta.get("doccano", {}), Offsets(document.text, unit)
+    kept = doccano.get("entries", [])
+    if len(kept) != len(annotation.regions):  # the regions were changed after reading
+        kept = [{} for _ in annotation.regions]
+    user = doccano.get("user_value", annotation.annotator)
+    if str(user) != annotation.annotator:
+        user = annotation.annotator
+    entries = []
+    for number, (region, entry) in enumerate(zip(annotation.regions, kept, strict=True)):
+        entry = dict(entry)
+        position = entry.pop("position", float("inf"))
+        label = entry.pop("label", region.label)
+        written = {
+            "label": label if str(label) == region.label else region.label,
+            "start_offset": offsets.from_code_points(region.start),
+            "end_offset": offsets.from_code_points(region.end),
+            "user": user,
+            **entry,
+        }
+        entries.append(((position, number), written))
+    return entries
 
 
 def _entities(annotation, offsets, relation_ids):
@@ -92,15 +141,13 @@ def _entities(annotation, offsets, relation_ids):
 
 
 def _unlabelled(document):
-    return dump_line(
-        {
-            "id": _identifier(document.id),
-            "text": document.text,
-            **document.meta,
-            "entities": [],
-            "relations": [],
-        }
-    )
+    return {
+        "id": _identifier(document.id),
+        "text": document.text,
+        **document.meta,
+        "entities": [],
+        "relations": [],
+    }
 
 
 def _identifier(value):

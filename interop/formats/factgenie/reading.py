@@ -120,10 +120,15 @@ class _Reading:
         if missing:
             problem(f"record: {', '.join(missing)} missing")
             return
-        key = _key(*(record[field] for field in KEY_FIELDS))
+        wrong = [field for field in KEY_FIELDS[:3] if not isinstance(record[field], str)]
+        for field in wrong:
+            problem(f"record: {field} {record[field]!r} is not text")
         if not is_offset(record["example_idx"]):
             problem(f"record: example_idx {record['example_idx']!r} is not a whole number")
             return
+        if wrong:
+            return
+        key = _key(*(record[field] for field in KEY_FIELDS))
         document = self.document(record, key, line, file_name, problem)
         if document is None:
             return

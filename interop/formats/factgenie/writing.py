@@ -20,9 +20,11 @@ def write(corpus, path):
     """The corpus as factgenie records: a ``.jsonl`` file, or (any other path) a campaign folder.
 
     Every record carries its output text. A campaign folder gets the metadata.json the
-    corpus was read with, or one made from the corpus's labels (an llm_eval campaign when
-    every annotation is a model's, else external). Documents nobody annotated are not
-    written: a factgenie record is an annotator's work.
+    corpus was read with, or a new external campaign whose categories are the corpus's
+    labels. A span's ``type`` indexes its record's own categories where the record names
+    them (factgenie copies them into each record), else the campaign's; a label read as
+    "category N" is index N. Documents nobody annotated are not written: a factgenie
+    record is an annotator's work.
     """
     path = Path(path)
     documents = {document.id: document for document in corpus.documents}
@@ -36,9 +38,7 @@ def write(corpus, path):
     )
     if campaign is None:
         campaign = _new_campaign(corpus, path)
-    categories = category_names(campaign.get("config", {}).get("annotation_span_categories")) or list(
-        corpus.labels
-    )
+    categories = category_names(campaign.get("config", {}).get("annotation_span_categories")) or []
     unit = UTF16 if campaign.get("mode") == CROWDSOURCING else CODE_POINTS
     files = {}
     for annotation in corpus.annotations:
@@ -59,9 +59,10 @@ def write(corpus, path):
 
 def _new_campaign(corpus, path):
     """An external campaign: factgenie opens one without the db.csv its own campaigns keep."""
+    names = [label for label in corpus.labels if not CATEGORY_NAME.fullmatch(label)]
     categories = [
         {"name": label, "color": COLORS[number % len(COLORS)], "description": ""}
-        for number, label in enumerate(corpus.labels)
+        for number, label in enumerate(names)
     ]
     created = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S")
     return {
@@ -84,6 +85,9 @@ def _record(document, annotation, categories, unit):
     if not factgenie.get("no_text"):
         record[factgenie.get("text_field", "output")] = document.text
     rest = dict(factgenie.get("record", {}))
+    metadata = rest.get("metadata")
+    if isinstance(metadata, dict):
+        categories = category_names(metadata.get("annotation_span_categories")) or categories
     if "record" not in factgenie:
         rest["metadata"] = {"annotator_id": annotation.annotator}
         if annotation.kind == MODEL:  # how a record of an external campaign says it is an LLM's

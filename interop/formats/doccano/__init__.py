@@ -7,6 +7,10 @@ One JSON object a line, in either of the two shapes doccano's export writes:
   "start_offset": 0, "end_offset": 2}], "relations": [{"id": 3, "from_id": 7, "to_id": 8,
   "type": "worksFor"}], "Comments": [...]}``
 
+and the two of doccano 1.x: ``"labels"`` tuples (its "JSONL (text label)"), and
+``"annotations": [{"label": 4, "start_offset", "end_offset", "user": 1, ...}]`` (its
+"JSONL"), every user's spans on one line, labels given by their id in the project.
+
 Every other field of a line is the example's own metadata (doccano spreads it into the
 line) and is kept in ``Document.meta``. A line without ``id`` is numbered by its line.
 

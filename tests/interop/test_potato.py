@@ -185,3 +185,19 @@ def test_an_all_users_line_must_name_its_user(tmp_path):
         (2, "instance 'b': user_id ['x'] names no annotator"),
         (3, "instance on line 3: user_id missing"),
     ]
+
+
+def test_spans_read_from_other_formats_cover_the_same_text_once_written_as_potato(tmp_path):
+    from interop.formats import doccano, factgenie
+
+    sources = [
+        factgenie.read(FILES.parent / "factgenie" / "human-1", "human-1", Problems()),  # UTF-16 offsets
+        doccano.read(FILES.parent / "doccano" / "alice.jsonl", "alice.jsonl", Problems()),  # UTF-16 offsets
+    ]
+    for number, source in enumerate(sources):
+        potato.write(source, tmp_path / f"out-{number}")
+        written, problems = read(tmp_path / f"out-{number}")
+
+        assert not problems, messages(problems)
+        covered = {(a.document, a.annotator): spans(source, a) for a in source.annotations}
+        assert {(a.document, a.annotator): spans(written, a) for a in written.annotations} == covered

@@ -60,12 +60,14 @@ class _Reading:
     def __init__(self, corpus, problems, unit):
         self.corpus, self.problems, self.unit = corpus, problems, unit
         self.documents = {}  # id -> (Document, file, line)
-        self.seen = {}  # (document id, annotator) -> line
+        self.seen = {}  # (document id, annotator) -> (file, line)
+        self.at = ("", 0)  # the file and line being read
 
     def line(self, record, line, file_name, file_annotator):
         def problem(message):
             self.problems.add(file_name, line, message)
 
+        self.at = (file_name, line)
         document = self.document(record, line, file_name, problem)
         if document is None:
             return
@@ -107,10 +109,10 @@ class _Reading:
         self.add(annotation, record, line, item)
 
     def first_time(self, document, annotator, line, item, problem):
-        first = self.seen.setdefault((document.id, annotator), line)
-        if first != line:
-            problem(f"{item}: annotator {annotator!r} labels it twice (first on line {first})")
-        return first == line
+        first = self.seen.setdefault((document.id, annotator), self.at)
+        if first != self.at:
+            problem(f"{item}: annotator {annotator!r} labels it twice (first on {first[0]} line {first[1]})")
+        return first == self.at
 
     def add(self, annotation, record, line, item):
         if "Comments" in record:

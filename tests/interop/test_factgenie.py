@@ -242,6 +242,10 @@ def test_a_campaign_folder_without_metadata_or_records_is_a_problem(tmp_path):
             '{"mode": "crowdsourcing", "config": {"annotation_span_categories": "Incorrect"}}',
             "config.annotation_span_categories must be a list of objects with a 'name'",
         ),
+        (
+            '{"mode": "crowdsourcing", "config": {"annotation_span_categories": [{"name": "A"}, {"name": "A"}]}}',
+            "config.annotation_span_categories name a category twice",
+        ),
         ('{"mode": "llm_gen", "config": {}}', "campaign mode 'llm_gen' holds no span annotations"),
         (
             '{"mode": "crowdsourcing", ',

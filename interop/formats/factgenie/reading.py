@@ -49,8 +49,10 @@ def _campaign(path, name, problems):
         problems.add(name, 0, "'config' must be an object")
         return {**metadata, "config": {}}
     categories = config.get("annotation_span_categories")
-    if categories is not None and category_names(categories) is None:
-        problems.add(name, 0, "config.annotation_span_categories must be a list of objects with a 'name'")
+    names = category_names(categories) if categories is not None else []
+    if names is None or len(set(names)) != len(names):
+        wrong = "must be a list of objects with a 'name'" if names is None else "name a category twice"
+        problems.add(name, 0, f"config.annotation_span_categories {wrong}")
         return {**metadata, "config": {k: v for k, v in config.items() if k != "annotation_span_categories"}}
     return metadata
 

@@ -110,9 +110,14 @@ def _load_span_study(study, document_ids=None):
         "id", "external_id", "system"
     ):
         documents[pk] = SpanDocument(id=external_id, system=system, segments=[], sentences=[])
-    segments = Segment.objects.filter(document__study=study).order_by("document_id", "index")
-    if document_ids is not None:
-        segments = segments.filter(document_id__in=document_ids)
+    # A part's documents by their ids alone: joined to the study as well, PostgreSQL scans every
+    # segment of the study for each part (the parts' reads would grow with the square of its size).
+    segments = (
+        Segment.objects.filter(document_id__in=list(documents))
+        if document_ids is not None
+        else (Segment.objects.filter(document__study=study))
+    )
+    segments = segments.order_by("document_id", "index")
     for document_id, text, sentences in segments.values_list("document_id", "text", "sentences").iterator(
         chunk_size=CHUNK
     ):

@@ -145,3 +145,38 @@ def test_two_worker_processes_compute_a_report_in_parts_equal_to_one_pass(
     report.refresh_from_db()
     assert report.attempts == 1 and report.result == expected
     assert not ReportPart.objects.filter(report=report).exists()
+
+
+def test_a_worker_killed_among_the_parts_does_not_leave_the_report_stuck(
+    client, researcher, tmp_path, broker_queue, settings
+):
+    settings.REPORT_STALE_SECONDS = 3
+    settings.REPORT_PART_DOCUMENTS = 10**9
+    bundle = write_span_bundle(tmp_path, slug="killed-parts", documents=120, segments=10, spans=8)
+    study = study_import_bundle(directory=bundle, user=researcher).study
+    expected = study_report_data(study)
+    client.force_login(researcher)
+    first = start_worker(broker_queue, REPORT_PART_DOCUMENTS="4")
+    try:
+        report = request_report(client, study)
+        # Killed once some parts are stored and others are still to do.
+        assert wait_for(
+            lambda: ReportPart.objects.filter(report=report, tallies__isnull=False).exists(), timeout=90
+        )
+    finally:
+        stop(first, signal.SIGKILL)
+    assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
+
+    second = start_worker(broker_queue, REPORT_STALE_SECONDS="3", REPORT_PART_DOCUMENTS="4")
+    try:
+
+        def finished():
+            client.get(reverse("admin:reports_report_change", args=[report.pk]))
+            return Report.objects.get(pk=report.pk).status == Report.Status.DONE
+
+        assert wait_for(finished, timeout=120, step=0.5)
+    finally:
+        stop(second)
+    report.refresh_from_db()
+    assert report.attempts == 2, "fanned out again as a second attempt once the first went stale"
+    assert report.result == expected

@@ -24,9 +24,9 @@ def key_of(label):
     return key[:KEY_LENGTH]
 
 
-def keys_for(labels):
-    """{label: a key unique among these labels}, in the labels' order."""
-    keys, taken = {}, set()
+def keys_for(labels, taken=()):
+    """{label: a key unique among these labels and the keys `taken`}, in the labels' order."""
+    keys, taken = {}, set(taken)
     for label in labels:
         key, number = key_of(label), 2
         while key in taken:

@@ -15,7 +15,7 @@ from bundles.services import study_export_bundle
 
 from . import corpus as c
 from .categories import file_label
-from .importing import LINK_ANSWER
+from .importing import LINK_ANSWER, RELATION_GROUP
 from .segmenting import join_segments, segment_starts
 
 SEGMENT_SEPARATOR = "\n\n"  # between the segments of a study that was not imported from a file
@@ -43,7 +43,8 @@ def study_corpus(study, *, fmt, identities=True):
         assignments = _jsonl(directory / "assignments.jsonl")
     categories = (settings.get("taxonomy") or {}).get("categories") or []
     label_of = {item["key"]: file_label(item["key"], item["label"]) for item in categories}
-    corpus = c.Corpus(labels=list(label_of.values()))
+    relation_keys = {item["key"] for item in categories if item.get("group") == RELATION_GROUP}
+    corpus = c.Corpus()
     starts_of = {}
     for record in documents:
         kept = (record.get("meta") or {}).get("interop") or {}
@@ -60,14 +61,38 @@ def study_corpus(study, *, fmt, identities=True):
                 meta=(kept.get("meta") or {}) if kept.get("format") == fmt else {},
             )  # fmt: skip
         )
-    link_labels = {}
+    assignments = [
+        record for record in assignments
+        if record.get("document") in starts_of and record.get("kind", c.MAIN) in WRITTEN_KINDS
+    ]  # fmt: skip
+    # A category that some link was imported into is a relation for its spans made on the platform too.
+    relation_keys.update(
+        item["category"]
+        for record in assignments
+        for item in record.get("annotations", [])
+        if _is_relation(item)
+    )
+    link_labels, region_keys = {}, set()
     for record in assignments:
-        if record.get("document") not in starts_of or record.get("kind", c.MAIN) not in WRITTEN_KINDS:
-            continue
-        annotation = _annotation(record, starts_of[record["document"]], label_of, link_labels)
+        spans = (item for item in record.get("annotations", []) if not _is_relation(item, relation_keys))
+        region_keys.update(item["category"] for item in spans)
+        annotation = _annotation(record, starts_of[record["document"]], label_of, relation_keys, link_labels)
         corpus.annotations.append(annotation)
+    # A relation category's label names links, not regions (unless a region of it was made too).
+    corpus.labels = [
+        label for key, label in label_of.items() if key not in relation_keys or key in region_keys
+    ]
     corpus.link_labels = [label for label in link_labels if label]
     return corpus
+
+
+def _is_relation(item, relation_keys=()):
+    """A paired span that stands for a link between two regions, not for two regions of its category:
+    as imported, or (a span made on the platform) by its category."""
+    kept = (item.get("answers") or {}).get(LINK_ANSWER)
+    if not item.get("paired"):
+        return False
+    return kept.get("relation") is True if isinstance(kept, dict) else item["category"] in relation_keys
 
 
 def _jsonl(path):
@@ -77,7 +102,7 @@ def _jsonl(path):
         return [json.loads(line) for line in handle if line.strip()]
 
 
-def _annotation(record, starts, label_of, link_labels):
+def _annotation(record, starts, label_of, relation_keys, link_labels):
     kind = record.get("kind", c.MAIN)
     annotation = c.Annotation(
         document=record["document"], annotator=record["annotator"],
@@ -94,7 +119,19 @@ def _annotation(record, starts, label_of, link_labels):
             )
         return ids[at]
 
+    def end_of(segment, start, end, text, label):
+        """The region a relation's end is: the one of this label at these offsets, else any
+        region at them, else a new one of this label (a relation made on the platform)."""
+        offsets = (starts[segment] + start, starts[segment] + end)
+        if (*offsets, label) not in ids:
+            label = next((at[2] for at in ids if at[:2] == offsets), label)
+        return region(segment, start, end, text, label)
+
+    relations = []
     for item in record.get("annotations", []):
+        if _is_relation(item, relation_keys):
+            relations.append(item)  # after every region, which its ends name
+            continue
         label = label_of.get(item["category"], item["category"])
         span = region(
             item["segment"], item["start"], item["end"], item.get("text", ""), label, item.get("comment", "")
@@ -103,16 +140,31 @@ def _annotation(record, starts, label_of, link_labels):
         if not paired:
             continue
         pair = region(paired["segment"], paired["start"], paired["end"], paired.get("text", ""), label)
-        kept = dict((item.get("answers") or {}).get(LINK_ANSWER) or {})
-        from_span = kept.pop("source", "span") == "span"
-        link_label = kept.pop("label", "")
-        link_labels[link_label] = True
-        annotation.links.append(
-            c.Link(
-                source=span if from_span else pair,
-                target=pair if from_span else span,
-                label=link_label,
-                meta=kept,
-            )
-        )
+        annotation.links.append(_link(item, span, pair, link_labels))
+    for item in relations:
+        kept = (item.get("answers") or {}).get(LINK_ANSWER) or {}
+        relation = label_of.get(item["category"], item["category"])
+        from_span = kept.get("source", "span") == "span"
+        span_label = kept.get("source_label" if from_span else "target_label")
+        pair_label = kept.get("target_label" if from_span else "source_label")
+        paired = item["paired"]
+        span = end_of(item["segment"], item["start"], item["end"], item.get("text", ""),
+                      span_label if isinstance(span_label, str) else relation)  # fmt: skip
+        pair = end_of(paired["segment"], paired["start"], paired["end"], paired.get("text", ""),
+                      pair_label if isinstance(pair_label, str) else relation)  # fmt: skip
+        annotation.links.append(_link(item, span, pair, link_labels, unlabelled=relation))
     return annotation
+
+
+def _link(item, span, pair, link_labels, unlabelled=""):
+    """The link a paired span keeps in its answers (a span made on the platform: from the span
+    to its pair, labelled `unlabelled`)."""
+    kept = dict((item.get("answers") or {}).get(LINK_ANSWER) or {})
+    for key in ("relation", "source_label", "target_label"):
+        kept.pop(key, None)
+    from_span = kept.pop("source", "span") == "span"
+    link_label = kept.pop("label", unlabelled)
+    link_labels[link_label] = True
+    return c.Link(
+        source=span if from_span else pair, target=pair if from_span else span, label=link_label, meta=kept
+    )

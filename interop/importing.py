@@ -1,10 +1,16 @@
 """A corpus read from another tool's file, written as a study bundle for bundles.importing.
 
 Everything a bundle cannot say is checked here first, against the file's own
-items (a span across a segment border, a link between two labels, a label
+items (a span across a segment border, a link naming no region, a label
 the taxonomy lacks); what the bundle's checks find afterwards is named by the
-file's items too (`BundleLines.translate`). Links are kept in the paired
-span's `answers` (docs/decisions.md, "Links of imported files").
+file's items too (`BundleLines.translate`).
+
+Every link is imported (docs/decisions.md, "Links of imported files"): a link
+between two regions of a label whose every region is in exactly one such link
+is one paired span of that label; any other link is a relation span, a paired
+span of a relation category placed at its two regions, which stay singleton
+spans of their own labels. The link itself is kept in the paired span's
+`answers`.
 """
 
 import json
@@ -22,6 +28,8 @@ from .categories import LABEL_LENGTH, keys_for
 from .segmenting import SpanOutside, segment_document
 
 LINK_ANSWER = "interop_link"  # the key of a paired span's answers that keeps the file's link
+RELATION_GROUP = "relations"  # the group of the categories made of links' labels
+UNLABELLED_RELATION = "link"  # the relation category of links without a label
 PLATFORM_OF = {c.MAIN: "import", c.GOLD: "expert", c.MODEL: "model"}
 STUDY_FIELDS = (
     "title",
@@ -31,6 +39,22 @@ STUDY_FIELDS = (
     "max_documents_per_worker",
     "config",
 )
+
+
+@dataclass
+class LinkPlan:
+    """What the file's links become (the module docstring's rule)."""
+
+    paired_labels: set = field(default_factory=set)  # labels whose links are paired spans of the label
+    relations: dict = field(default_factory=dict)  # relation name -> (Annotation, Link) first using it
+
+    def is_pair(self, source, target):
+        return source.label == target.label and source.label in self.paired_labels
+
+
+def relation_name(link):
+    """The relation category a link that is no pair becomes: its label, or "link"."""
+    return link.label or UNLABELLED_RELATION
 
 
 @dataclass
@@ -64,15 +88,15 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     directory = Path(directory)
     lines = BundleLines(name=name, settings_file=settings_name or name)
     segmented = _documents(corpus, name, sentences_per_segment, problems)
-    paired_labels = _linked_labels(corpus)
+    plan = _link_plan(corpus)
     if settings is not None:
-        study, categories = _given_study(settings, corpus, paired_labels, settings_name, problems)
+        study, categories, relations = _given_study(settings, corpus, plan, name, settings_name, problems)
     else:
-        study, categories = _found_study(corpus, name, paired_labels)
+        study, categories, relations = _found_study(corpus, name, plan)
     study = {"slug": slug, "protocol": "span", **study}
     if settings is None:
         study["taxonomy"]["slug"] = slug  # the study's own labels: one taxonomy per study
-    records = _assignments(corpus, segmented, categories, name, problems)
+    records = _assignments(corpus, segmented, (categories, relations, plan), name, problems)
     if not categories and settings is None:
         problems.add(
             name,
@@ -118,37 +142,67 @@ def _documents(corpus, name, sentences_per_segment, problems):
     return segmented
 
 
-def _linked_labels(corpus):
-    """Labels of regions at either end of a link: their categories are paired."""
-    linked = set()
+def _link_plan(corpus):
+    """Which labels are paired categories and which links relations, over the whole file.
+
+    A label is paired when it is linked and each of its regions is in exactly one link,
+    to a region of the same label; an evaluator's region in no link does not count
+    (an evaluator's span of a paired category may lack its pair). Every other link
+    is a relation.
+    """
+    linked, spoiled, ends = set(), set(), []
     for annotation in corpus.annotations:
-        label_of = {region.id: region.label for region in annotation.regions}
+        label_of = {region.id: region.label for region in annotation.regions if region.id}
+        links_of = Counter()
         for link in annotation.links:
-            linked.update(label_of[end] for end in (link.source, link.target) if end in label_of)
-    return linked
+            if link.source in label_of and link.target in label_of:
+                links_of.update((link.source, link.target))
+                ends.append((annotation, link, label_of[link.source], label_of[link.target]))
+        for region in annotation.regions:
+            count = links_of[region.id] if region.id else 0
+            if count > 1 or (count == 0 and annotation.kind != c.MODEL):
+                spoiled.add(region.label)
+    for _, _, source, target in ends:
+        linked.update((source, target))
+        if source != target:
+            spoiled.update((source, target))
+    plan = LinkPlan(paired_labels=linked - spoiled)
+    for annotation, link, source, target in ends:
+        if not (source == target and source in plan.paired_labels):
+            plan.relations.setdefault(relation_name(link), (annotation, link))
+    return plan
 
 
 def _labels_used(corpus):
     return list(dict.fromkeys([*corpus.labels, *(r.label for a in corpus.annotations for r in a.regions)]))
 
 
-def _found_study(corpus, name, paired_labels):
-    """study.yaml of a taxonomy made of the labels the file uses, in their order."""
+def _found_study(corpus, name, plan):
+    """study.yaml of a taxonomy made of the labels the file uses, in their order, then of its relations."""
     labels = _labels_used(corpus)
     keys = keys_for(labels)
+    relation_keys = keys_for(plan.relations, taken=keys.values())
     categories = [
-        {"key": keys[label], "label": label[:LABEL_LENGTH], "kind": "paired" if label in paired_labels else "singleton",
-         "order": position}
+        {"key": keys[label], "label": label[:LABEL_LENGTH],
+         "kind": "paired" if label in plan.paired_labels else "singleton", "order": position}
         for position, label in enumerate(labels, start=1)
+    ] + [
+        {"key": relation_keys[relation], "label": relation[:LABEL_LENGTH], "kind": "paired",
+         "group": RELATION_GROUP, "order": position}
+        for position, relation in enumerate(plan.relations, start=len(labels) + 1)
     ]  # fmt: skip
     study = {
         "title": f"Annotations of {name}"[:200],
         "taxonomy": {"slug": "", "name": f"Labels of {name}"[:200], "version": "1", "categories": categories},
     }
-    return study, {label: (keys[label], categories[i]["kind"]) for i, label in enumerate(labels)}
+    return (
+        study,
+        {label: (keys[label], categories[i]["kind"]) for i, label in enumerate(labels)},
+        relation_keys,
+    )
 
 
-def _given_study(settings, corpus, paired_labels, settings_name, problems):
+def _given_study(settings, corpus, plan, name, settings_name, problems):
     """The study settings of a given study.yaml; each label of the file must name one of its categories."""
     raw = plain(settings)
     if raw.get("protocol", "span") != "span":
@@ -159,7 +213,7 @@ def _given_study(settings, corpus, paired_labels, settings_name, problems):
     study = {key: raw[key] for key in STUDY_FIELDS if key in raw}
     if not isinstance(taxonomy, dict) or not isinstance(taxonomy.get("categories"), list):
         problems.add(settings_name, 1, "give a study.yaml with a taxonomy (slug, name, categories)")
-        return study, {}
+        return study, {}, {}
     study["taxonomy"] = taxonomy
     by_name = {}
     for item in taxonomy["categories"]:
@@ -177,12 +231,27 @@ def _given_study(settings, corpus, paired_labels, settings_name, problems):
             problems.add(settings_name, getattr(settings.get("taxonomy"), "line", 1),
                          f"the file's label {label!r} is neither the key nor the label of a category "
                          f"(the taxonomy has {', '.join(keys)})")  # fmt: skip
-    for label in sorted(paired_labels):
+    for label in sorted(plan.paired_labels):
         if label in categories and categories[label][1] != "paired":
             problems.add(settings_name, getattr(settings.get("taxonomy"), "line", 1),
                          f"category {categories[label][0]} is singleton, but the file links spans labelled {label!r}; "
                          "make it paired")  # fmt: skip
-    return study, categories
+    # A relation names a paired category by its key, else by its label (a region's label may be a key).
+    paired = {}
+    for field_name in ("key", "label"):
+        for item in taxonomy["categories"]:
+            if isinstance(item, dict) and item.get("kind") == "paired" and isinstance(item.get("key"), str):
+                paired.setdefault(item.get(field_name), item["key"])
+    relations = {}
+    for relation, (annotation, link) in plan.relations.items():
+        if relation in paired:
+            relations[relation] = paired[relation]
+            continue
+        where = annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
+        problems.add(name, annotation.line, f"{where}: link {link.source} -> {link.target} is a relation "
+                                            f"{relation!r}, which must be the key or the label of a paired category "
+                                            f"of {settings_name} (its paired categories: {', '.join(sorted(set(paired.values()))) or 'none'})")  # fmt: skip
+    return study, categories, relations
 
 
 def _annotators_per_document(corpus):
@@ -190,7 +259,7 @@ def _annotators_per_document(corpus):
     return max(people.values(), default=0) or 3
 
 
-def _assignments(corpus, segmented, categories, name, problems):
+def _assignments(corpus, segmented, taxonomy, name, problems):
     """[(Annotation, assignments.jsonl record)] for every annotation whose document was read."""
     records, seen = [], {}
     known = {document.id for document in corpus.documents}
@@ -207,7 +276,7 @@ def _assignments(corpus, segmented, categories, name, problems):
                                                 f"{annotation.kind} annotation of this document ({seen[identity]})")  # fmt: skip
             continue
         seen[identity] = annotation.item or f"line {annotation.line}"
-        items = _items(annotation, segmented[annotation.document], categories, name, where, problems)
+        items = _items(annotation, segmented[annotation.document], taxonomy, name, where, problems)
         if items is None:
             continue
         record = {
@@ -219,8 +288,10 @@ def _assignments(corpus, segmented, categories, name, problems):
     return records
 
 
-def _items(annotation, cut, categories, name, where, problems):
-    """The bundle's annotation items of one annotation: a span per unlinked region, a paired span per link."""
+def _items(annotation, cut, taxonomy, name, where, problems):
+    """The bundle's annotation items of one annotation: a span per region not paired by a link,
+    a paired span per link (of the regions' label, or of the link's relation category)."""
+    categories, relations, plan = taxonomy
     regions, ok = {}, True
     for region in annotation.regions:
         if region.id and region.id in regions:
@@ -234,39 +305,33 @@ def _items(annotation, cut, categories, name, where, problems):
         except SpanOutside as outside:
             problems.add(name, annotation.line, f"{where}, region {region.id}: {region.label} {outside}")
             ok = False
-    linked, items = {}, []
+    paired, items = set(), []
     for link in annotation.links:
         missing = [end for end in (link.source, link.target) if end not in regions]
         if missing:
             problems.add(name, annotation.line, f"{where}: link {link.source} -> {link.target} names no region "
                                                 f"{', '.join(map(repr, missing))}")  # fmt: skip
             ok = False
-            linked.update({end: "a broken link" for end in (link.source, link.target) if end in regions})
             continue
-        for end in (link.source, link.target):
-            if end in linked:
-                problems.add(name, annotation.line, f"{where}, region {end}: in two links ({linked[end]} and "
-                                                    f"{link.source} -> {link.target}); a paired span has one pair")  # fmt: skip
-                ok = False
-            linked[end] = f"{link.source} -> {link.target}"
         source, target = regions[link.source], regions[link.target]
-        if source.label != target.label:
-            problems.add(name, annotation.line, f"{where}: link {link.source} -> {link.target} joins labels "
-                                                f"{source.label!r} and {target.label!r}; a paired span is one category")  # fmt: skip
-            ok = False
-            continue
-        if link.source in place and link.target in place:
-            items.append(
-                _paired_item(cut, source, target, place[link.source], place[link.target], link, categories)
-            )
+        if link.source not in place or link.target not in place:
+            continue  # the region's problem is reported
+        at = (place[link.source], place[link.target])
+        if plan.is_pair(source, target):
+            paired.update((link.source, link.target))
+            if source.label in categories:
+                items.append(_paired_item(cut, (source, target), at, link, categories[source.label][0]))
+        elif relation_name(link) in relations:
+            items.append(_relation_item(cut, (source, target), at, link, relations[relation_name(link)]))
     for key, region in regions.items():
-        if key in linked or key not in place or region.label not in categories:
+        if key in paired or key not in place or region.label not in categories:
             continue
         category, kind = categories[region.label]
         if kind == "paired" and annotation.kind != c.MODEL:
-            problems.add(name, annotation.line, f"{where}, region {region.id}: label {region.label!r} is linked "
-                                                "elsewhere (a paired category), but this region is in no link; "
-                                                "a person's paired span needs its pair")  # fmt: skip
+            problems.add(name, annotation.line, f"{where}, region {region.id}: category {category} is paired, "
+                                                f"but the file does not pair regions labelled {region.label!r} "
+                                                "(each in exactly one link, to a region of the same label); "
+                                                "give the label a singleton category")  # fmt: skip
             ok = False
             continue
         segment, start, end = place[key]
@@ -275,9 +340,10 @@ def _items(annotation, cut, categories, name, where, problems):
     return items if ok else None
 
 
-def _paired_item(cut, source, target, source_place, target_place, link, categories):
+def _paired_item(cut, ends, places, link, category):
     """The link's later region is the span, its earlier one the pair (the bundle's rule); which of
     them the link starts from, its label and what else the file says of it, go to `answers`."""
+    (source, target), (source_place, target_place) = ends, places
     span_is_source = source_place[0] >= target_place[0]
     (span, span_at), (pair, pair_at) = (
         ((source, source_place), (target, target_place)) if span_is_source else ((target, target_place), (source, source_place))
@@ -285,9 +351,20 @@ def _paired_item(cut, source, target, source_place, target_place, link, categori
     kept = {"label": link.label, "source": "span" if span_is_source else "paired", **link.meta}
     notes = list(dict.fromkeys(note for note in (span.note, pair.note) if note))
     return {
-        "segment": span_at[0], "category": categories[span.label][0], "start": span_at[1], "end": span_at[2],
+        "segment": span_at[0], "category": category, "start": span_at[1], "end": span_at[2],
         "text": cut.segments[span_at[0]][span_at[1] : span_at[2]], "comment": "\n".join(notes),
         "paired": {"segment": pair_at[0], "start": pair_at[1], "end": pair_at[2],
                    "text": cut.segments[pair_at[0]][pair_at[1] : pair_at[2]]},
         "answers": {LINK_ANSWER: kept},
     }  # fmt: skip
+
+
+def _relation_item(cut, ends, places, link, category):
+    """A link that is no pair: a paired span of its relation category at its two regions, which
+    stay spans of their own (their notes with them); `answers` adds the regions' labels, so that
+    export links those very regions again."""
+    item = _paired_item(cut, ends, places, link, category)
+    item["comment"] = ""
+    source, target = ends
+    item["answers"][LINK_ANSWER].update(relation=True, source_label=source.label, target_label=target.label)
+    return item

@@ -1,0 +1,148 @@
+"""Saves against gunicorn while its workers are killed: no acknowledged save is lost or doubled.
+
+A worker's page keeps every save in its queue until the server acknowledges
+it, and sends it again with the same client id after an error (saves are
+idempotent by client id). Here a client does the same over real HTTP against
+gunicorn with two sync workers on the test database, while a second thread
+SIGKILLs a worker every few hundred milliseconds. PostgreSQL only: the
+server processes share the test database with the test (CI's PostgreSQL run).
+"""
+
+import http.client
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from protocols.span.models import ErrorAnnotation
+from tests.browser.task_page import make_task
+
+pytestmark = pytest.mark.django_db(transaction=True)
+ROOT = Path(settings.BASE_DIR)
+SAVES = 300
+KILLS = 6
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def gunicorn_children(master):
+    children = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == master:
+                children.append(int(entry.name))
+    return children
+
+
+@pytest.fixture
+def server():
+    if connection.vendor != "postgresql":
+        if os.environ.get("EXPECT_DATABASE") == "postgresql":
+            pytest.fail("CI's PostgreSQL run must run this test on PostgreSQL")
+        pytest.skip("needs DATABASE_URL=postgres://... (CI's PostgreSQL run)")
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="falte_site.test_settings",
+               ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="0")  # fmt: skip
+    process = subprocess.Popen(
+        [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", "2",
+         "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "1"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.2)
+    yield process, port
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+class Client:
+    """What the page's save queue does: keep a save until it is acknowledged, send it again after an error."""
+
+    def __init__(self, port, token):
+        self.port, self.token = port, token
+        self.cookie = self.csrf = ""
+        self.errors = 0
+        self.answer = b""
+
+    def request(self, method, path, body=None):
+        link = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Cookie": self.cookie, "X-CSRFToken": self.csrf, "Content-Type": "application/json"}
+        try:
+            link.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+            response = link.getresponse()
+            self.answer = response.read()
+        except OSError:  # the worker died under the request: no answer
+            return 0
+        finally:
+            link.close()
+        for name, value in response.getheaders():
+            if name.lower() == "set-cookie" and value.startswith("csrftoken="):
+                self.csrf = value.split(";", 1)[0].split("=", 1)[1]
+                self.cookie = f"csrftoken={self.csrf}"
+        return response.status
+
+    def save_until_acknowledged(self, body):
+        while True:
+            status = self.request("POST", f"/api/task/{self.token}/annotations/", body)
+            if status in (200, 201):
+                return
+            assert status in (0, 502, 503), f"a save was refused with {status}: {self.answer[:300]!r}"
+            self.errors += 1
+            time.sleep(0.05)
+
+
+def test_no_acknowledged_save_is_lost_or_doubled_while_workers_are_killed(server):
+    process, port = server
+    assignment = make_task()
+    client = Client(port, assignment.token)
+    while client.request("GET", f"/task/{assignment.token}/annotate/") != 200:
+        time.sleep(0.1)
+    done = threading.Event()
+    killed = []
+
+    def killer():
+        rng = random.Random(4)
+        while not done.is_set() and len(killed) < KILLS:
+            time.sleep(rng.uniform(0.2, 0.5))
+            children = gunicorn_children(process.pid)
+            if children:
+                os.kill(rng.choice(children), signal.SIGKILL)
+                killed.append(time.monotonic())
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        for number in range(SAVES):
+            body = {"client_id": f"save-{number}", "category": "CharE", "segment": 0, "start": 0, "end": 3}
+            client.save_until_acknowledged(dict(body, text="Tom"))
+    finally:
+        done.set()
+        thread.join()
+    assert len(killed) >= 3, "the workers must have been killed during the saves"
+    stored = list(ErrorAnnotation.objects.filter(assignment=assignment).values_list("client_id", flat=True))
+    assert sorted(stored) == sorted(f"save-{number}" for number in range(SAVES))

@@ -2,10 +2,12 @@ from django import forms
 
 from bundles.study_checks import SLUG
 
-from .formats.registry import EXPORT_ONLY, names
+from .formats.registry import EXPORT_ONLY, FormatUnavailable, OptionInvalid, names, parsed_options
 
 READABLE = {"label-studio": "Label Studio (JSON export)", "doccano": "doccano (JSONL)", "potato": "Potato",
             "factgenie": "factgenie"}  # fmt: skip
+# Options naming a file on the server: an upload may not read the server's files.
+SERVER_FILES = {"outputs": "factgenie's outputs file is read on the server: import it with the command"}
 
 
 class AnnotationsUploadForm(forms.Form):
@@ -23,9 +25,11 @@ class AnnotationsUploadForm(forms.Form):
         min_value=1, max_value=100, required=False,
         help_text="Cut each document into segments of this many sentences; empty: a document is one segment.",
     )  # fmt: skip
-    text_field = forms.CharField(
-        required=False, max_length=200,
-        help_text="Label Studio: the field of data holding the text, when several fields are text.",
+    options = forms.CharField(
+        label="Format options", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}),
+        help_text="One NAME=VALUE a line. doccano: offsets=code-points for a file counting code points "
+        "(doccano's own count UTF-16 units); Label Studio: text_field=FIELD, the field of data holding the text "
+        "when several fields are text.",
     )  # fmt: skip
 
     def clean_slug(self):
@@ -33,3 +37,18 @@ class AnnotationsUploadForm(forms.Form):
         if not SLUG.match(slug):
             raise forms.ValidationError("Letters, digits, - and _ only.")
         return slug
+
+    def clean(self):
+        data = super().clean()
+        if "format" not in data:
+            return data
+        lines = [line for line in data.get("options", "").splitlines() if line.strip()]
+        try:
+            data["options"] = parsed_options(data["format"], lines)
+        except (FormatUnavailable, OptionInvalid) as refused:
+            self.add_error("options", str(refused))
+            return data
+        for option in data["options"]:
+            if option in SERVER_FILES:
+                self.add_error("options", SERVER_FILES[option])
+        return data

@@ -5,6 +5,7 @@ asking for it is then a clear error, never an ImportError from deep inside.
 """
 
 import importlib
+import inspect
 
 FORMATS = {
     "label-studio": "interop.formats.label_studio",
@@ -18,6 +19,10 @@ EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, n
 
 class FormatUnavailable(Exception):
     """The format is unknown, not installed, or cannot do what was asked."""
+
+
+class OptionInvalid(ValueError):
+    """An option given as NAME=VALUE that the format's reader does not take; the message lists those it does."""
 
 
 def names():
@@ -41,3 +46,30 @@ def format_module(name, *, reading):
     if not callable(getattr(module, needed, None)):
         raise FormatUnavailable(f"format {name!r} cannot be {'imported' if reading else 'exported'}")
     return module
+
+
+def reading_options(name):
+    """The names of the options format `name`'s reader takes (doccano: offsets), in its order."""
+    parameters = inspect.signature(format_module(name, reading=True).read).parameters.values()
+    return [parameter.name for parameter in parameters if parameter.kind is parameter.KEYWORD_ONLY]
+
+
+def parsed_options(name, texts):
+    """{option: value} of `NAME=VALUE` texts for format `name`'s reader (a dash in NAME counts as
+    an underscore: text-field is text_field); OptionInvalid says what is wrong and lists its options."""
+    accepted, options = reading_options(name), {}
+    for text in texts:
+        option, equals, value = text.partition("=")
+        option = option.strip().replace("-", "_")
+        if not equals or not option:
+            raise OptionInvalid(f"option {text!r}: give NAME=VALUE")
+        if option not in accepted:
+            raise OptionInvalid(
+                f"format {name!r} has no option {option!r}; its options: {', '.join(accepted)}"
+                if accepted
+                else f"format {name!r} takes no options (given {option!r})"
+            )
+        if option in options:
+            raise OptionInvalid(f"option {option!r} is given twice")
+        options[option] = value.strip()
+    return options

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from bundles import BundleInvalid
-from interop.formats.registry import FormatUnavailable, names
+from interop.formats.registry import FormatUnavailable, OptionInvalid, names, parsed_options
 from interop.services import study_import_annotations
 
 
@@ -30,16 +30,23 @@ class Command(BaseCommand):
             "--sentences-per-segment", type=positive, default=None,
             help="Cut each document into segments of N sentences (1-100); default: a document is one segment.",
         )  # fmt: skip
+        parser.add_argument(
+            "--option", action="append", default=[], metavar="NAME=VALUE", dest="format_options",
+            help="An option of the format's reader, repeatable: doccano offsets=utf-16 or code-points; "
+            "factgenie outputs=FILE; label-studio text_field=FIELD.",
+        )  # fmt: skip
         parser.add_argument("--text-field", help="Label Studio: the field of data that holds the text.")
 
-    def handle(self, file, fmt, slug, taxonomy, sentences_per_segment, text_field, **options):
+    def handle(self, file, fmt, slug, taxonomy, sentences_per_segment, format_options, text_field, **options):
+        if text_field is not None:
+            format_options = [*format_options, f"text_field={text_field}"]
         try:
             done = study_import_annotations(
                 path=file, fmt=fmt, slug=slug, settings_path=taxonomy,
-                sentences_per_segment=sentences_per_segment, options={"text_field": text_field},
+                sentences_per_segment=sentences_per_segment, options=parsed_options(fmt, format_options),
             )  # fmt: skip
-        except FormatUnavailable as unavailable:
-            raise CommandError(str(unavailable)) from None
+        except (FormatUnavailable, OptionInvalid) as refused:
+            raise CommandError(str(refused)) from None
         except BundleInvalid as invalid:
             for problem in invalid.problems:
                 self.stderr.write(str(problem))

@@ -237,3 +237,23 @@ def test_a_region_in_two_same_label_links_makes_them_relations(tmp_path):
     out = tmp_path / "out.json"
     study_export_annotations(study=Study.objects.get(slug="t"), fmt="label-studio", path=out)
     assert exported(out) == exported(tmp_path / "t.json")
+
+
+def test_a_label_the_given_taxonomy_makes_paired_but_the_file_does_not_pair_is_a_problem(tmp_path):
+    settings = tmp_path / "study.yaml"
+    settings.write_text(
+        "title: People\ntaxonomy:\n  slug: people\n  name: People\n  version: '1'\n  categories:\n"
+        "    - {key: PER, label: Person, kind: paired}\n    - {key: ORG, label: Organisation}\n"
+        "    - {key: LOC, label: Place}\n    - {key: DATE, label: Date}\n"
+        "    - {key: works_for, label: works for, kind: paired}\n    - {key: In, label: located_in, kind: paired}\n"
+        "    - {key: Hired, label: hired, kind: paired}\n    - {key: Same, label: PER, kind: paired}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(BundleInvalid) as raised:
+        study_import_annotations(path=DOCCANO, fmt="doccano", slug="given", settings_path=settings)
+    assert str(raised.value.problems[0]) == (
+        "relations.jsonl:1: document '21', annotator 'alice', region 1: category PER is paired, but the file does "
+        "not pair regions labelled 'PER' (each in exactly one link, to a region of the same label); give the "
+        "label a singleton category"
+    )
+    assert not Study.objects.exists() and not Assignment.objects.exists()

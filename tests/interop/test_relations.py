@@ -257,3 +257,23 @@ def test_a_label_the_given_taxonomy_makes_paired_but_the_file_does_not_pair_is_a
         "label a singleton category"
     )
     assert not Study.objects.exists() and not Assignment.objects.exists()
+
+
+def test_a_relation_from_an_earlier_segment_is_stored_the_other_way_round_and_written_back_as_read(tmp_path):
+    results = [span(rid="a", needle="Anna", label="Person"), span(rid="b", needle="Ben left", label="Event"),
+               {**relation("a", "b"), "labels": ["does"], "direction": "left"}]  # fmt: skip
+    tasks = one_task(results)
+    tasks[0]["predictions"] = []
+    path = write_tasks(tmp_path / "t.json", tasks)
+    study_import_annotations(path=path, fmt="label-studio", slug="t", sentences_per_segment=1)
+    does = ErrorAnnotation.objects.get(category__key="does")
+    assert (does.segment.index, does.text, does.paired_segment.index, does.paired_text) == (
+        2,
+        "Ben left",
+        0,
+        "Anna",
+    )
+    assert does.answers["interop_link"]["source"] == "paired"
+    out = tmp_path / "out.json"
+    study_export_annotations(study=Study.objects.get(slug="t"), fmt="label-studio", path=out)
+    assert exported(out) == exported(path)

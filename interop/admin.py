@@ -7,7 +7,6 @@ limit, every problem listed, nothing written on a problem.
 import tempfile
 from pathlib import Path, PurePath
 
-from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
@@ -16,44 +15,24 @@ from django.template.response import TemplateResponse
 from bundles import BundleInvalid
 from studies.admin.scoping import forget_managed_studies
 from studies.admin.study_views import (
-    MULTIPART_ALLOWANCE,
     UPLOAD_TEMPLATE,
+    TooLargeForTheWeb,
     _context,
     _problems_context,
     _refused_page,
     _warning_messages,
+    refuse_large_body,
+    refuse_large_file,
 )
 
 from .formats.registry import FormatUnavailable
 from .forms import AnnotationsUploadForm
 from .services import study_import_annotations
 
-
-class TooLargeForTheWeb(Exception):
-    """The upload would not import within the web server's request time; the message says what to do."""
-
-    def __init__(self, size, *, what):
-        limit = settings.BUNDLE_WEB_MAX_BYTES
-        super().__init__(
-            f"{what} is {size:,} bytes; uploads here are limited to {limit:,} bytes (BUNDLE_WEB_MAX_BYTES) "
-            "so that they import before the web server's time limit. Import it on the server with "
-            "`python manage.py import_annotations FILE --format FORMAT --slug SLUG` (docs/interop.md)."
-        )
-
-
-def _refuse_large_body(request):
-    """Refuse from the declared Content-Length alone, before the body is read or stored."""
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        return
-    if request.method == "POST" and declared > settings.BUNDLE_WEB_MAX_BYTES + MULTIPART_ALLOWANCE:
-        raise TooLargeForTheWeb(declared, what="This upload")
-
-
-def _refuse_large_file(upload, what):
-    if upload.size > settings.BUNDLE_WEB_MAX_BYTES:
-        raise TooLargeForTheWeb(upload.size, what=what)
+REMEDY = (
+    "Import it on the server with `python manage.py import_annotations FILE --format FORMAT --slug SLUG` "
+    "(docs/interop.md)."
+)
 
 
 def _saved(upload, directory, name):
@@ -73,7 +52,7 @@ def import_annotations(model_admin, request):
         "nothing_written": "Nothing was imported.",
     }
     try:
-        _refuse_large_body(request)
+        refuse_large_body(request, REMEDY)
     except TooLargeForTheWeb as refused:
         return _refused_page(model_admin, request, AnnotationsUploadForm, refused, **page)
     form = AnnotationsUploadForm(request.POST or None, request.FILES or None)
@@ -82,9 +61,9 @@ def import_annotations(model_admin, request):
         data = form.cleaned_data
         with tempfile.TemporaryDirectory(prefix="annotations-upload-") as directory:
             try:
-                _refuse_large_file(data["file"], "This file")
+                refuse_large_file(data["file"], "This file", REMEDY)
                 if data["taxonomy"] is not None:
-                    _refuse_large_file(data["taxonomy"], "This study.yaml")
+                    refuse_large_file(data["taxonomy"], "This study.yaml", REMEDY)
                 name = PurePath(data["file"].name).name or "upload"
                 settings_name = PurePath(data["taxonomy"].name).name if data["taxonomy"] else None
                 done = study_import_annotations(

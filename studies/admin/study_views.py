@@ -28,32 +28,36 @@ UPLOAD_TEMPLATE = "admin/studies/study/upload.html"
 MULTIPART_ALLOWANCE = 64 * 1024
 
 
+BUNDLE_REMEDY = (
+    "Import it on the server with `python manage.py import_study DIR` (the unpacked bundle directory), or "
+    "split the documents into several files of at most that size and add them with Add documents."
+)
+
+
 class TooLargeForTheWeb(Exception):
     """The upload would not import within the web server's request time; the message says what to do."""
 
-    def __init__(self, size, *, what):
+    def __init__(self, size, *, what, remedy=BUNDLE_REMEDY):
         limit = settings.BUNDLE_WEB_MAX_BYTES
         super().__init__(
             f"{what} is {size:,} bytes; uploads here are limited to {limit:,} bytes (BUNDLE_WEB_MAX_BYTES) "
-            "so that they import before the web server's time limit. Import it on the server with "
-            "`python manage.py import_study DIR` (the unpacked bundle directory), or split the documents "
-            "into several files of at most that size and add them with Add documents."
+            f"so that they import before the web server's time limit. {remedy}"
         )
 
 
-def _refuse_large_body(request):
+def refuse_large_body(request, remedy=BUNDLE_REMEDY):
     """Refuse from the declared Content-Length alone, before the body is read or stored."""
     try:
         declared = int(request.META.get("CONTENT_LENGTH") or 0)
     except ValueError:
         return
     if request.method == "POST" and declared > settings.BUNDLE_WEB_MAX_BYTES + MULTIPART_ALLOWANCE:
-        raise TooLargeForTheWeb(declared, what="This upload")
+        raise TooLargeForTheWeb(declared, what="This upload", remedy=remedy)
 
 
-def _refuse_large_file(upload, what):
+def refuse_large_file(upload, what, remedy=BUNDLE_REMEDY):
     if upload.size > settings.BUNDLE_WEB_MAX_BYTES:
-        raise TooLargeForTheWeb(upload.size, what=what)
+        raise TooLargeForTheWeb(upload.size, what=what, remedy=remedy)
 
 
 def _refuse_large_zip(upload):
@@ -127,7 +131,7 @@ def import_bundle(model_admin, request):
         "nothing_written": "Nothing was imported.",
     }
     try:
-        _refuse_large_body(request)
+        refuse_large_body(request)
     except TooLargeForTheWeb as refused:
         return _refused_page(model_admin, request, BundleUploadForm, refused, **page)
     form = BundleUploadForm(request.POST or None, request.FILES or None)
@@ -136,7 +140,7 @@ def import_bundle(model_admin, request):
         upload = form.cleaned_data["bundle"]
         with tempfile.TemporaryDirectory(prefix="bundle-upload-") as directory:
             try:
-                _refuse_large_file(upload, "This bundle")
+                refuse_large_file(upload, "This bundle")
                 _refuse_large_zip(upload)
                 root = extract_bundle(upload, directory)
                 _refuse_large_directory(directory)
@@ -163,7 +167,7 @@ def add_documents(model_admin, request, object_id):
     page = {"title": f"Add documents to {study.title}", "study": study, "submit_label": "Add documents",
             "nothing_written": "No document was added."}  # fmt: skip
     try:
-        _refuse_large_body(request)
+        refuse_large_body(request)
     except TooLargeForTheWeb as refused:
         return _refused_page(model_admin, request, DocumentsUploadForm, refused, **page)
     form = DocumentsUploadForm(request.POST or None, request.FILES or None)
@@ -171,7 +175,7 @@ def add_documents(model_admin, request, object_id):
     if request.method == "POST" and form.is_valid():
         upload = form.cleaned_data["documents"]
         try:
-            _refuse_large_file(upload, "This documents file")
+            refuse_large_file(upload, "This documents file")
         except TooLargeForTheWeb as refused:
             form.add_error(None, str(refused))
             return TemplateResponse(

@@ -78,6 +78,21 @@ def request_report(client, study):
     return Report.objects.get(study=study)
 
 
+def finish_on_a_second_worker(client, report, queue, **extra_env):
+    """Start a new worker and keep the report page open, as the researcher would: the page revives
+    the job once the dead worker's heartbeat is older than REPORT_STALE_SECONDS; wait until done."""
+    second = start_worker(queue, REPORT_STALE_SECONDS="3", **extra_env)
+    try:
+
+        def finished():
+            client.get(reverse("admin:reports_report_change", args=[report.pk]))
+            return Report.objects.get(pk=report.pk).status == Report.Status.DONE
+
+        assert wait_for(finished, timeout=120, step=0.5)
+    finally:
+        stop(second)
+
+
 def test_a_worker_process_computes_a_requested_report(client, researcher, tmp_path, broker_queue):
     study = study_import_bundle(directory=write_span_bundle(tmp_path, slug="worker"), user=researcher).study
     client.force_login(researcher)
@@ -110,17 +125,7 @@ def test_a_worker_killed_mid_job_does_not_leave_the_report_stuck(
         stop(first, signal.SIGKILL)  # the whole worker, main process and child, mid-job
     assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
 
-    second = start_worker(broker_queue, REPORT_STALE_SECONDS="3")
-    try:
-        # The researcher keeps the report page open; it revives the job once
-        # the dead worker's heartbeat is older than REPORT_STALE_SECONDS.
-        def finished():
-            client.get(reverse("admin:reports_report_change", args=[report.pk]))
-            return Report.objects.get(pk=report.pk).status == Report.Status.DONE
-
-        assert wait_for(finished, timeout=120, step=0.5)
-    finally:
-        stop(second)
+    finish_on_a_second_worker(client, report, broker_queue)
     report.refresh_from_db()
     assert report.attempts == 2, "the job must have been started twice: killed once, then finished"
     assert report.result["study"] == "killed"
@@ -167,16 +172,7 @@ def test_a_worker_killed_among_the_parts_does_not_leave_the_report_stuck(
         stop(first, signal.SIGKILL)
     assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
 
-    second = start_worker(broker_queue, REPORT_STALE_SECONDS="3", REPORT_PART_DOCUMENTS="4")
-    try:
-
-        def finished():
-            client.get(reverse("admin:reports_report_change", args=[report.pk]))
-            return Report.objects.get(pk=report.pk).status == Report.Status.DONE
-
-        assert wait_for(finished, timeout=120, step=0.5)
-    finally:
-        stop(second)
+    finish_on_a_second_worker(client, report, broker_queue, REPORT_PART_DOCUMENTS="4")
     report.refresh_from_db()
     assert report.attempts == 2, "fanned out again as a second attempt once the first went stale"
     assert report.result == expected

@@ -1,30 +1,10 @@
-"""Label Studio's JSON export: an array of tasks, each with `data`, `annotations` and `predictions`.
+"""Reading a Label Studio JSON export into a corpus (the format: __init__.py)."""
 
-A task's text is one string field of `data` (the one present in every task,
-or `text_field`). Spans are results of type `labels` (`value.start`, `end`,
-`text`, `labels`, the region `id`); results of type `relation` (`from_id`,
-`to_id`, `direction`, `labels`) link two regions. `completed_by` (a user id,
-or an object with `id` and `email`) is the annotator; `predictions` (with
-`model_version`) are an automatic evaluator's spans.
-
-Offsets: current Label Studio counts code points, as we do; older versions
-counted UTF-16 code units, which differ after any character outside the
-Basic Multilingual Plane (most emoji). Every span is checked against its
-`value.text`: the file's convention is the one its spans match, a span that
-matches only the other is read by the other, and a span matching neither is
-a problem naming the task, the annotation and the region. Writing always
-counts code points.
-"""
-
-import bisect
 import functools
-import json
 
-from ..corpus import GOLD, MAIN, MODEL, Annotation, Corpus, Document, Link, Region
-from ..reading import json_array_items
-
-DEFAULT_FROM_NAME, DEFAULT_TO_NAME = "label", "text"
-CODE_POINTS, UTF16 = "code points", "UTF-16 code units"
+from ...corpus import GOLD, MAIN, MODEL, Annotation, Corpus, Document, Link, Region
+from ...reading import json_array_items
+from ..offsets import CODE_POINTS, UTF16, Offsets
 
 
 def read(path, name, problems, *, text_field=None):
@@ -281,75 +261,17 @@ def _place(spans, name, problems, corpus):
                             "were read as such")  # fmt: skip
 
 
+@functools.lru_cache(maxsize=8)
+def _utf16(text):
+    """One text's UTF-16 offsets, once per text: a task's regions are checked one after another."""
+    return Offsets(text, UTF16)
+
+
 def _from_utf16(text, start, end):
-    """The code-point offsets of UTF-16 offsets [start, end), or None when one falls inside a character."""
-    units = _utf16_starts(text)
-    if units is None:
-        return (start, end) if end <= len(text) else None
-    first, last = bisect.bisect_left(units, start), bisect.bisect_left(units, end)
-    if first >= len(units) or last >= len(units) or units[first] != start or units[last] != end:
+    """The code-point offsets of UTF-16 offsets [start, end), or None when one falls inside a
+    character or past the text."""
+    offsets = _utf16(text)
+    first, last = offsets.to_code_points(start), offsets.to_code_points(end)
+    if first is None or last is None or last > len(text):
         return None
     return first, last
-
-
-@functools.lru_cache(maxsize=8)
-def _utf16_starts(text):
-    """Where each code point starts in UTF-16 code units (and the end), once per text; None when
-    the two counts agree (no character outside the Basic Multilingual Plane)."""
-    if all(ord(character) < 0x10000 for character in text):
-        return None
-    units, position = [], 0
-    for character in text:
-        units.append(position)
-        position += 2 if ord(character) >= 0x10000 else 1
-    units.append(position)
-    return units
-
-
-def write(corpus, path):
-    """The corpus as a Label Studio JSON export (offsets in code points)."""
-    by_document = {}
-    for annotation in corpus.annotations:
-        by_document.setdefault(annotation.document, []).append(annotation)
-    tasks, next_id = [], 1
-    for position, document in enumerate(corpus.documents, start=1):
-        kept = document.meta or {}
-        field = kept.get("text_field", "text")
-        task = {"id": kept.get("id", position), "data": {field: document.text, **(kept.get("data") or {})}}
-        if kept.get("meta"):
-            task["meta"] = kept["meta"]
-        names = (kept.get("from_name", DEFAULT_FROM_NAME), kept.get("to_name", DEFAULT_TO_NAME))
-        task["annotations"], task["predictions"] = [], []
-        for annotation in by_document.get(document.id, []):
-            results = _written_results(annotation, names)
-            if annotation.kind == MODEL:
-                task["predictions"].append({"model_version": annotation.annotator, "result": results})
-                continue
-            task["annotations"].append({
-                "id": next_id, "completed_by": int(annotation.annotator) if annotation.annotator.isdigit()
-                else annotation.annotator, "result": results, "was_cancelled": False,
-                "ground_truth": annotation.kind == GOLD, "lead_time": annotation.seconds,
-            })  # fmt: skip
-            next_id += 1
-        tasks.append(task)
-    with open(path, "w", encoding="utf-8") as handle:
-        json.dump(tasks, handle, ensure_ascii=False, indent=2)
-        handle.write("\n")
-
-
-def _written_results(annotation, names):
-    from_name, to_name = names
-    results = []
-    for region in annotation.regions:
-        result = {
-            "id": region.id, "from_name": from_name, "to_name": to_name, "type": "labels", "origin": "manual",
-            "value": {"start": region.start, "end": region.end, "text": region.text, "labels": [region.label]},
-        }  # fmt: skip
-        if region.note:
-            result["meta"] = {"text": [region.note]}
-        results.append(result)
-    for link in annotation.links:
-        results.append({"from_id": link.source, "to_id": link.target, "type": "relation",
-                        "direction": link.meta.get("direction", "right"),
-                        "labels": [link.label] if link.label else []})  # fmt: skip
-    return results

@@ -1,0 +1,56 @@
+"""Writing a corpus as a Label Studio JSON export (the format: __init__.py); offsets in code points."""
+
+import json
+
+from ...corpus import GOLD, MODEL
+
+DEFAULT_FROM_NAME, DEFAULT_TO_NAME = "label", "text"
+
+
+def write(corpus, path):
+    """The corpus as a Label Studio JSON export (offsets in code points)."""
+    by_document = {}
+    for annotation in corpus.annotations:
+        by_document.setdefault(annotation.document, []).append(annotation)
+    tasks, next_id = [], 1
+    for position, document in enumerate(corpus.documents, start=1):
+        kept = document.meta or {}
+        field = kept.get("text_field", "text")
+        task = {"id": kept.get("id", position), "data": {field: document.text, **(kept.get("data") or {})}}
+        if kept.get("meta"):
+            task["meta"] = kept["meta"]
+        names = (kept.get("from_name", DEFAULT_FROM_NAME), kept.get("to_name", DEFAULT_TO_NAME))
+        task["annotations"], task["predictions"] = [], []
+        for annotation in by_document.get(document.id, []):
+            results = _written_results(annotation, names)
+            if annotation.kind == MODEL:
+                task["predictions"].append({"model_version": annotation.annotator, "result": results})
+                continue
+            task["annotations"].append({
+                "id": next_id, "completed_by": int(annotation.annotator) if annotation.annotator.isdigit()
+                else annotation.annotator, "result": results, "was_cancelled": False,
+                "ground_truth": annotation.kind == GOLD, "lead_time": annotation.seconds,
+            })  # fmt: skip
+            next_id += 1
+        tasks.append(task)
+    with open(path, "w", encoding="utf-8") as handle:
+        json.dump(tasks, handle, ensure_ascii=False, indent=2)
+        handle.write("\n")
+
+
+def _written_results(annotation, names):
+    from_name, to_name = names
+    results = []
+    for region in annotation.regions:
+        result = {
+            "id": region.id, "from_name": from_name, "to_name": to_name, "type": "labels", "origin": "manual",
+            "value": {"start": region.start, "end": region.end, "text": region.text, "labels": [region.label]},
+        }  # fmt: skip
+        if region.note:
+            result["meta"] = {"text": [region.note]}
+        results.append(result)
+    for link in annotation.links:
+        results.append({"from_id": link.source, "to_id": link.target, "type": "relation",
+                        "direction": link.meta.get("direction", "right"),
+                        "labels": [link.label] if link.label else []})  # fmt: skip
+    return results

@@ -12,6 +12,10 @@ from bundles.reading import read_yaml
 from .exporting import study_corpus
 from .formats.registry import format_module
 from .importing import write_corpus_bundle
+from .reviewing import write_review_bundle
+
+SPAN, REVIEW = "span", "review"
+INTO = {SPAN: "span study", REVIEW: "review study of the evaluators' annotations"}
 
 
 @dataclass
@@ -26,14 +30,19 @@ class AnnotationsImport:
 
 
 def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, settings_name=None,
-                             sentences_per_segment=None, options=None, user=None):  # fmt: skip
-    """Read `path` in format `fmt` and import it as the new span study `slug` (all or nothing).
+                             sentences_per_segment=None, options=None, user=None, into=SPAN):  # fmt: skip
+    """Read `path` in format `fmt` and import it as the new study `slug` (all or nothing).
 
-    `settings_path`: a study.yaml whose taxonomy (and title, instructions, config) the study
-    takes; without it the taxonomy is the labels the file uses. `options` are the format's
-    own reading options (Label Studio: text_field). Raises FormatUnavailable, or
+    `into` SPAN: a span study of every annotation; REVIEW: a review study whose items are
+    the evaluators' (kind model) spans (interop.reviewing). `settings_path`: a study.yaml
+    whose taxonomy (and title, instructions, config) the study takes; without it the
+    taxonomy is the labels the file uses (into REVIEW: a review study.yaml, whose questions
+    the study takes). `options` are the format's own reading options (Label Studio:
+    text_field). Raises FormatUnavailable, or
     BundleInvalid listing every problem as `file:line: item: message`; nothing is written then.
     """
+    if into not in INTO:
+        raise ValueError(f"into {into!r}: one of {', '.join(INTO)}")
     module = format_module(fmt, reading=True)
     name = name or Path(path).name
     problems = Problems()
@@ -49,11 +58,14 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
         settings_name = settings_name or Path(settings_path).name
         settings = read_yaml(settings_path, settings_name, problems)
     problems.raise_if_any()
+    notes = list(corpus.notes)
     with tempfile.TemporaryDirectory(prefix="interop-import-") as directory:
-        lines = write_corpus_bundle(
-            corpus, directory, name=name, fmt=fmt, slug=slug, problems=problems, settings=settings,
-            settings_name=settings_name, sentences_per_segment=sentences_per_segment,
-        )  # fmt: skip
+        shared = {"name": name, "fmt": fmt, "slug": slug, "problems": problems, "settings": settings,
+                  "settings_name": settings_name, "sentences_per_segment": sentences_per_segment}  # fmt: skip
+        if into == REVIEW:
+            lines = write_review_bundle(corpus, directory, notes=notes, **shared)
+        else:
+            lines = write_corpus_bundle(corpus, directory, **shared)
         problems.raise_if_any()
         try:
             result = import_bundle(directory, user=user)
@@ -61,7 +73,7 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
             raise BundleInvalid(
                 [lines.translate(problem) for problem in invalid.problems], invalid.summary
             ) from None
-    return AnnotationsImport(result=result, notes=list(corpus.notes))
+    return AnnotationsImport(result=result, notes=notes)
 
 
 def study_export_annotations(*, study, fmt, path, identities=True):

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from bundles import BundleInvalid
 from interop.formats.registry import FormatUnavailable, OptionInvalid, names, parsed_options
-from interop.services import study_import_annotations
+from interop.services import INTO, SPAN, study_import_annotations
 
 
 def positive(text):
@@ -15,7 +15,7 @@ def positive(text):
 class Command(BaseCommand):
     help = (
         "Check another tool's annotation file (Label Studio, doccano, factgenie, Potato), then import it "
-        "as a new span study (all or nothing)."
+        "as a new span study, or its evaluators' annotations as a review study (all or nothing)."
     )
 
     def add_arguments(self, parser):
@@ -23,8 +23,13 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, choices=names(), dest="fmt")
         parser.add_argument("--slug", required=True, help="The new study's slug.")
         parser.add_argument(
+            "--into", choices=list(INTO), default=SPAN,
+            help="span: a span study of every annotation (default); review: a review study whose items are "
+            "the evaluators' (model) annotations, for people to judge.",
+        )  # fmt: skip
+        parser.add_argument(
             "--taxonomy", help="A study.yaml whose taxonomy (title, instructions, config) the study takes; "
-            "without it, one category per label found.",
+            "without it, one category per label found. With --into review, a review study.yaml (its questions).",
         )  # fmt: skip
         parser.add_argument(
             "--sentences-per-segment", type=positive, default=None,
@@ -37,13 +42,15 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--text-field", help="Label Studio: the field of data that holds the text.")
 
-    def handle(self, file, fmt, slug, taxonomy, sentences_per_segment, format_options, text_field, **options):
+    def handle(
+        self, file, fmt, slug, into, taxonomy, sentences_per_segment, format_options, text_field, **options
+    ):
         if text_field is not None:
             format_options = [*format_options, f"text_field={text_field}"]
         try:
             done = study_import_annotations(
                 path=file, fmt=fmt, slug=slug, settings_path=taxonomy,
-                sentences_per_segment=sentences_per_segment, options=parsed_options(fmt, format_options),
+                sentences_per_segment=sentences_per_segment, options=parsed_options(fmt, format_options), into=into,
             )  # fmt: skip
         except (FormatUnavailable, OptionInvalid) as refused:
             raise CommandError(str(refused)) from None

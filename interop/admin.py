@@ -71,7 +71,7 @@ def import_annotations(model_admin, request):
                     slug=data["slug"], settings_name=settings_name,
                     settings_path=_saved(data["taxonomy"], directory, "study.yaml") if data["taxonomy"] else None,
                     sentences_per_segment=data["sentences_per_segment"],
-                    options=data["options"], user=request.user,
+                    options=data["options"], user=request.user, into=data["into"],
                 )  # fmt: skip
             except (TooLargeForTheWeb, FormatUnavailable) as refused:
                 form.add_error(None, str(refused))

@@ -3,6 +3,7 @@ from django import forms
 from bundles.study_checks import SLUG
 
 from .formats.registry import EXPORT_ONLY, FormatUnavailable, OptionInvalid, names, parsed_options
+from .services import INTO, SPAN
 
 READABLE = {"label-studio": "Label Studio (JSON export)", "doccano": "doccano (JSONL)", "potato": "Potato",
             "factgenie": "factgenie"}  # fmt: skip
@@ -16,10 +17,15 @@ class AnnotationsUploadForm(forms.Form):
         choices=[(name, READABLE.get(name, name)) for name in names() if name not in EXPORT_ONLY]
     )
     slug = forms.CharField(max_length=64, help_text="The new study's slug: letters, digits, - and _.")
+    into = forms.TypedChoiceField(
+        label="Import into", choices=list(INTO.items()), initial=SPAN, required=False, empty_value=SPAN,
+        help_text="A span study of every annotation, or a review study whose items are the evaluators' (model) "
+        "annotations, for people to judge (LLM campaigns, predictions).",
+    )  # fmt: skip
     taxonomy = forms.FileField(
         label="study.yaml (optional)", required=False,
         help_text="Its taxonomy (and title, instructions, config) for the study; without it, one category per "
-        "label found in the file.",
+        "label found in the file. For a review study, a review study.yaml (its questions).",
     )  # fmt: skip
     sentences_per_segment = forms.IntegerField(
         min_value=1, max_value=100, required=False,

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from accounts.models import Worker
+from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
 from protocols.review.models import ReviewItem
 from protocols.review.selectors import review_page_data
@@ -243,3 +244,34 @@ def test_export_of_a_review_study_is_refused_clearly(tmp_path):
     run(str(LLM), "--format", "factgenie", "--slug", "reviewed", "--into", "review")
     with pytest.raises(CommandError, match="is a review study; only span studies can be exported as spans"):
         call_command("export_annotations", "reviewed", str(tmp_path / "out.jsonl"), "--format", "factgenie")
+
+
+def test_a_researcher_uploads_an_llm_campaign_file_into_a_review_study(client, researcher):
+    (records,) = (LLM / "files").glob("*.jsonl")
+    client.force_login(researcher)
+    response = client.post(
+        reverse("admin:studies_study_import_annotations"),
+        {"file": SimpleUploadedFile("llm.jsonl", records.read_bytes()), "format": "factgenie",
+         "slug": "uploaded-review", "into": "review"},
+    )  # fmt: skip
+
+    assert response.status_code == 302
+    study = Study.objects.get(slug="uploaded-review")
+    assert study.protocol == "review"
+    assert study.memberships.get(user=researcher).role == StudyMembership.Role.RESEARCHER
+    assert [i[3] for i in items(study)] == ["18°C", "東京", "rain 🌧️", "Zu\u0308rich", "30 Grad"]
+
+
+def test_the_upload_form_offers_both_kinds_and_lists_a_crowd_files_problem(client, researcher):
+    client.force_login(researcher)
+    form = client.get(reverse("admin:studies_study_import_annotations")).content.decode()
+    assert "span study" in form and "review study of the evaluators&#x27; annotations" in form
+    (records,) = (CROWD / "files").glob("0-*.jsonl")
+    page = client.post(
+        reverse("admin:studies_study_import_annotations"),
+        {"file": SimpleUploadedFile("crowd.jsonl", records.read_bytes()), "format": "factgenie",
+         "slug": "crowd", "into": "review"},
+    ).content.decode()  # fmt: skip
+    assert "1 problem found. Nothing was imported." in page
+    assert "no evaluator&#x27;s (model) annotations to review" in page
+    assert not Study.objects.exists()

@@ -215,12 +215,14 @@ def test_a_problem_the_review_bundle_finds_in_an_item_names_the_files_record(tmp
 def test_a_review_study_yaml_gives_the_questions_and_a_span_one_is_refused(tmp_path):
     questions = [{"key": "ok", "label": "Real error?", "kind": "single", "options": ["Yes", "No"]}]
     review = tmp_path / "review.yaml"
-    review.write_text(
-        yaml.safe_dump({"title": "Weather judges", "protocol": "review", "config": {"questions": questions}})
-    )
-    run(str(LLM), "--format", "factgenie", "--slug", "asked", "--into", "review", "--taxonomy", str(review))
+    settings = {"title": "Weather judges", "protocol": "review", "config": {"questions": questions},
+                "taxonomy": {"slug": "weather", "name": "Weather", "categories": [{"key": "E", "label": "E"}]}}  # fmt: skip
+    review.write_text(yaml.safe_dump(settings))
+    out, _ = run(str(LLM), "--format=factgenie", "--slug=asked", "--into=review", "--taxonomy", str(review))
     study = Study.objects.get(slug="asked")
     assert study.title == "Weather judges" and study.config["questions"][0]["options"] == ["Yes", "No"]
+    assert study.taxonomy is None
+    assert "note: review.yaml: the taxonomy is not used" in out
 
     message, lines = refused(str(LLM), "--format", "factgenie", "--slug", "spans", "--into", "review",
                              "--taxonomy", str(FILES / "study.yaml"))  # fmt: skip

@@ -15,7 +15,7 @@ from bundles.services import study_export_bundle
 
 from . import corpus as c
 from .categories import file_label
-from .importing import LINK_ANSWER, RELATION_GROUP
+from .links import LINK_ANSWER, RELATION_GROUP
 from .segmenting import join_segments, segment_starts
 
 SEGMENT_SEPARATOR = "\n\n"  # between the segments of a study that was not imported from a file

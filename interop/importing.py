@@ -25,11 +25,9 @@ from bundles.reading import plain
 
 from . import corpus as c
 from .categories import LABEL_LENGTH, keys_for
-from .segmenting import SpanOutside, segment_document
+from .links import RELATION_GROUP, annotation_items, link_plan
+from .segmenting import segment_document
 
-LINK_ANSWER = "interop_link"  # the key of a paired span's answers that keeps the file's link
-RELATION_GROUP = "relations"  # the group of the categories made of links' labels
-UNLABELLED_RELATION = "link"  # the relation category of links without a label
 PLATFORM_OF = {c.MAIN: "import", c.GOLD: "expert", c.MODEL: "model"}
 STUDY_FIELDS = (
     "title",
@@ -39,22 +37,6 @@ STUDY_FIELDS = (
     "max_documents_per_worker",
     "config",
 )
-
-
-@dataclass
-class LinkPlan:
-    """What the file's links become (the module docstring's rule)."""
-
-    paired_labels: set = field(default_factory=set)  # labels whose links are paired spans of the label
-    relations: dict = field(default_factory=dict)  # relation name -> (Annotation, Link) first using it
-
-    def is_pair(self, source, target):
-        return source.label == target.label and source.label in self.paired_labels
-
-
-def relation_name(link):
-    """The relation category a link that is no pair becomes: its label, or "link"."""
-    return link.label or UNLABELLED_RELATION
 
 
 @dataclass
@@ -87,8 +69,8 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     """
     directory = Path(directory)
     lines = BundleLines(name=name, settings_file=settings_name or name)
-    segmented = _documents(corpus, name, sentences_per_segment, problems)
-    plan = _link_plan(corpus)
+    segmented = segment_documents(corpus, name, sentences_per_segment, problems)
+    plan = link_plan(corpus)
     if settings is not None:
         study, categories, relations = _given_study(settings, corpus, plan, name, settings_name, problems)
     else:
@@ -127,7 +109,9 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     return lines
 
 
-def _documents(corpus, name, sentences_per_segment, problems):
+def segment_documents(corpus, name, sentences_per_segment, problems):
+    """{document id: its segments} of every document of the corpus; a repeated id or an empty text
+    is a problem."""
     segmented = {}
     for document in corpus.documents:
         where = document.item or f"document {document.id}"
@@ -140,37 +124,6 @@ def _documents(corpus, name, sentences_per_segment, problems):
             continue
         segmented[document.id] = cut
     return segmented
-
-
-def _link_plan(corpus):
-    """Which labels are paired categories and which links relations, over the whole file.
-
-    A label is paired when it is linked and each of its regions is in exactly one link,
-    to a region of the same label; an evaluator's region in no link does not count
-    (an evaluator's span of a paired category may lack its pair). Every other link
-    is a relation.
-    """
-    linked, spoiled, ends = set(), set(), []
-    for annotation in corpus.annotations:
-        label_of = {region.id: region.label for region in annotation.regions if region.id}
-        links_of = Counter()
-        for link in annotation.links:
-            if link.source in label_of and link.target in label_of:
-                links_of.update((link.source, link.target))
-                ends.append((annotation, link, label_of[link.source], label_of[link.target]))
-        for region in annotation.regions:
-            count = links_of[region.id] if region.id else 0
-            if count > 1 or (count == 0 and annotation.kind != c.MODEL):
-                spoiled.add(region.label)
-    for _, _, source, target in ends:
-        linked.update((source, target))
-        if source != target:
-            spoiled.update((source, target))
-    plan = LinkPlan(paired_labels=linked - spoiled)
-    for annotation, link, source, target in ends:
-        if not (source == target and source in plan.paired_labels):
-            plan.relations.setdefault(relation_name(link), (annotation, link))
-    return plan
 
 
 def _labels_used(corpus):
@@ -276,7 +229,7 @@ def _assignments(corpus, segmented, taxonomy, name, problems):
                                                 f"{annotation.kind} annotation of this document ({seen[identity]})")  # fmt: skip
             continue
         seen[identity] = annotation.item or f"line {annotation.line}"
-        items = _items(annotation, segmented[annotation.document], taxonomy, name, where, problems)
+        items = annotation_items(annotation, segmented[annotation.document], taxonomy, name, where, problems)
         if items is None:
             continue
         record = {
@@ -286,85 +239,3 @@ def _assignments(corpus, segmented, taxonomy, name, problems):
         }  # fmt: skip
         records.append((annotation, record))
     return records
-
-
-def _items(annotation, cut, taxonomy, name, where, problems):
-    """The bundle's annotation items of one annotation: a span per region not paired by a link,
-    a paired span per link (of the regions' label, or of the link's relation category)."""
-    categories, relations, plan = taxonomy
-    regions, ok = {}, True
-    for region in annotation.regions:
-        if region.id and region.id in regions:
-            problems.add(name, annotation.line, f"{where}: region id {region.id!r} is given twice")
-            ok = False
-        regions[region.id or f"#{len(regions)}"] = region
-    place = {}
-    for key, region in regions.items():
-        try:
-            place[key] = cut.locate(region.start, region.end)
-        except SpanOutside as outside:
-            problems.add(name, annotation.line, f"{where}, region {region.id}: {region.label} {outside}")
-            ok = False
-    paired, items = set(), []
-    for link in annotation.links:
-        missing = [end for end in (link.source, link.target) if end not in regions]
-        if missing:
-            problems.add(name, annotation.line, f"{where}: link {link.source} -> {link.target} names no region "
-                                                f"{', '.join(map(repr, missing))}")  # fmt: skip
-            ok = False
-            continue
-        source, target = regions[link.source], regions[link.target]
-        if link.source not in place or link.target not in place:
-            continue  # the region's problem is reported
-        at = (place[link.source], place[link.target])
-        if plan.is_pair(source, target):
-            paired.update((link.source, link.target))
-            if source.label in categories:
-                items.append(_paired_item(cut, (source, target), at, link, categories[source.label][0]))
-        elif relation_name(link) in relations:
-            items.append(_relation_item(cut, (source, target), at, link, relations[relation_name(link)]))
-    for key, region in regions.items():
-        if key in paired or key not in place or region.label not in categories:
-            continue
-        category, kind = categories[region.label]
-        if kind == "paired" and annotation.kind != c.MODEL:
-            problems.add(name, annotation.line, f"{where}, region {region.id}: category {category} is paired, "
-                                                f"but the file does not pair regions labelled {region.label!r} "
-                                                "(each in exactly one link, to a region of the same label); "
-                                                "give the label a singleton category")  # fmt: skip
-            ok = False
-            continue
-        segment, start, end = place[key]
-        items.append({"segment": segment, "category": category, "start": start, "end": end,
-                      "text": cut.segments[segment][start:end], "comment": region.note})  # fmt: skip
-    return items if ok else None
-
-
-def _paired_item(cut, ends, places, link, category):
-    """The link's later region is the span, its earlier one the pair (the bundle's rule); which of
-    them the link starts from, its label and what else the file says of it, go to `answers`."""
-    (source, target), (source_place, target_place) = ends, places
-    span_is_source = source_place[0] >= target_place[0]
-    (span, span_at), (pair, pair_at) = (
-        ((source, source_place), (target, target_place)) if span_is_source else ((target, target_place), (source, source_place))
-    )  # fmt: skip
-    kept = {"label": link.label, "source": "span" if span_is_source else "paired", **link.meta}
-    notes = list(dict.fromkeys(note for note in (span.note, pair.note) if note))
-    return {
-        "segment": span_at[0], "category": category, "start": span_at[1], "end": span_at[2],
-        "text": cut.segments[span_at[0]][span_at[1] : span_at[2]], "comment": "\n".join(notes),
-        "paired": {"segment": pair_at[0], "start": pair_at[1], "end": pair_at[2],
-                   "text": cut.segments[pair_at[0]][pair_at[1] : pair_at[2]]},
-        "answers": {LINK_ANSWER: kept},
-    }  # fmt: skip
-
-
-def _relation_item(cut, ends, places, link, category):
-    """A link that is no pair: a paired span of its relation category at its two regions, which
-    stay spans of their own (their notes with them); `answers` adds the regions' labels, so that
-    export links those very regions again."""
-    item = _paired_item(cut, ends, places, link, category)
-    item["comment"] = ""
-    source, target = ends
-    item["answers"][LINK_ANSWER].update(relation=True, source_label=source.label, target_label=target.label)
-    return item

@@ -19,8 +19,11 @@ from bundles.problems import Problem
 from bundles.reading import plain
 
 from . import corpus as c
-from .importing import STUDY_FIELDS, BundleLines
-from .importing import _documents as segment_documents  # cut as a span study's are, checked alike
+from .importing import (
+    STUDY_FIELDS,
+    BundleLines,
+    segment_documents,  # cut as a span study's are, checked alike
+)
 from .segmenting import SpanOutside
 
 NO_EVALUATORS = (

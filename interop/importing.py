@@ -5,12 +5,8 @@ items (a span across a segment border, a link naming no region, a label
 the taxonomy lacks); what the bundle's checks find afterwards is named by the
 file's items too (`BundleLines.translate`).
 
-Every link is imported (docs/decisions.md, "Links of imported files"): a link
-between two regions of a label whose every region is in exactly one such link
-is one paired span of that label; any other link is a relation span, a paired
-span of a relation category placed at its two regions, which stay singleton
-spans of their own labels. The link itself is kept in the paired span's
-`answers`.
+Every link is imported, as a paired span of its label or as a relation span
+(links.py).
 """
 
 import json

@@ -85,6 +85,17 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
         return lines
     if "annotators_per_document" not in study:
         study["annotators_per_document"] = _annotators_per_document(corpus)
+    write_study_and_documents(directory, study, corpus, segmented, fmt, lines)
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for number, (annotation, record) in enumerate(records, start=1):
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            lines.assignments[number] = annotation
+    return lines
+
+
+def write_study_and_documents(directory, study, corpus, segmented, fmt, lines):
+    """study.yaml and documents.jsonl of the bundle; each document keeps, in its meta, what lies
+    between its segments and the file's own fields, so export gives them back."""
     (directory / "study.yaml").write_text(
         yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8"
     )
@@ -98,11 +109,6 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
             }  # fmt: skip
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             lines.documents[number] = document
-    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for number, (annotation, record) in enumerate(records, start=1):
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            lines.assignments[number] = annotation
-    return lines
 
 
 def segment_documents(corpus, name, sentences_per_segment, problems):

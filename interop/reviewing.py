@@ -13,8 +13,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from bundles.problems import Problem
 from bundles.reading import plain
 
@@ -23,6 +21,7 @@ from .importing import (
     STUDY_FIELDS,
     BundleLines,
     segment_documents,  # cut as a span study's are, checked alike
+    write_study_and_documents,
 )
 from .segmenting import SpanOutside
 
@@ -87,19 +86,7 @@ def write_review_bundle(corpus, directory, *, name, fmt, slug, problems, notes, 
     if problems:
         return lines
     study = {"slug": slug, "protocol": "review", **study}
-    (directory / "study.yaml").write_text(
-        yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8"
-    )
-    with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
-        for number, document in enumerate(corpus.documents, start=1):
-            cut = segmented[document.id]
-            record = {
-                "id": document.id, "system": document.system, "segments": cut.segments,
-                "sentences": cut.sentences,
-                "meta": {"interop": {"format": fmt, "separators": cut.separators, "meta": document.meta}},
-            }  # fmt: skip
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            lines.documents[number] = document
+    write_study_and_documents(directory, study, corpus, segmented, fmt, lines)
     with open(directory / "review_items.jsonl", "w", encoding="utf-8") as handle:
         for number, (annotation, item, record) in enumerate(items, start=1):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -1,0 +1,116 @@
+"""Benchmark: a Label Studio export in and out (import_annotations, export_annotations).
+
+Writes a synthetic Label Studio JSON export (seeded): N tasks of ~12 sentences, each
+annotated by 3 users with ~8 labelled regions and one relation, and one prediction;
+imports it into a fresh database and exports it back, each command in its own process
+(wall, CPU and peak RSS from wait4), and checks that the file exported twice (export,
+import, export) is identical.
+
+    .venv/bin/python bench/interop.py [--tasks 2000] [--database-url sqlite:////tmp/falte_bench_interop.sqlite3]
+"""
+
+import argparse
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.import_bundle import run_measured_cpu  # noqa: E402
+
+WORDS = [
+    "the",
+    "ship",
+    "left",
+    "port",
+    "at",
+    "dawn",
+    "and",
+    "Mara",
+    "watched",
+    "it",
+    "go",
+    "🚢",
+    "while",
+    "Jonas",
+    "counted",
+    "crates",
+]
+
+
+def write_export(path, tasks, seed=7):
+    rng = random.Random(seed)
+    items = []
+    for number in range(1, tasks + 1):
+        text = " ".join(
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14))) + "." for _ in range(12)
+        )
+        words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
+        task = {"id": number, "data": {"text": text}, "annotations": [], "predictions": []}
+        for user in (11, 12, 13):
+            results = []
+            for region in range(8):
+                start, end = rng.choice(words)
+                label = rng.choice(["CharE", "GramE"])
+                results.append({"id": f"t{number}u{user}r{region}", "from_name": "label", "to_name": "text",
+                                "type": "labels", "value": {"start": start, "end": end, "text": text[start:end],
+                                                            "labels": [label]}})  # fmt: skip
+            first, second = sorted(rng.sample(words, 2))
+            for key, (start, end) in (("a", first), ("b", second)):
+                results.append({"id": f"t{number}u{user}{key}", "from_name": "label", "to_name": "text",
+                                "type": "labels", "value": {"start": start, "end": end, "text": text[start:end],
+                                                            "labels": ["InconE"]}})  # fmt: skip
+            results.append({"from_id": f"t{number}u{user}a", "to_id": f"t{number}u{user}b", "type": "relation",
+                            "direction": "right", "labels": []})  # fmt: skip
+            task["annotations"].append({"id": number * 10 + user, "completed_by": user, "result": results,
+                                        "was_cancelled": False, "ground_truth": False, "lead_time": 60.0})  # fmt: skip
+        start, end = rng.choice(words)
+        task["predictions"].append({"model_version": "detector-v1", "result": [
+            {"id": f"p{number}", "from_name": "label", "to_name": "text", "type": "labels",
+             "value": {"start": start, "end": end, "text": text[start:end], "labels": ["CharE"]}}]})  # fmt: skip
+        items.append(task)
+    path.write_text(json.dumps(items, ensure_ascii=False))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=2000)
+    parser.add_argument("--database-url", default="sqlite:////tmp/falte_bench_interop.sqlite3")
+    args = parser.parse_args()
+    out = ROOT / "bench" / "out"
+    out.mkdir(exist_ok=True)
+    source = out / f"label-studio-{args.tasks}.json"
+    write_export(source, args.tasks)
+    if args.database_url.startswith("sqlite:///"):
+        Path(args.database_url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+    env = dict(os.environ, DATABASE_URL=args.database_url, READ_DOT_ENV="0", DEBUG="0",
+               SECRET_KEY="bench-only-key-" + "x" * 40)  # fmt: skip
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
+    size = source.stat().st_size / 1e6
+    steps = [
+        ("import", ["import_annotations", str(source), "--format", "label-studio", "--slug", "ls-bench"]),
+        ("export", ["export_annotations", "ls-bench", "--format", "label-studio", str(out / "ls-once.json")]),
+        (
+            "import",
+            ["import_annotations", str(out / "ls-once.json"), "--format", "label-studio", "--slug", "ls-2"],
+        ),
+        ("export", ["export_annotations", "ls-2", "--format", "label-studio", str(out / "ls-twice.json")]),
+    ]
+    for what, command in steps:
+        wall, cpu, peak = run_measured_cpu([python, "manage.py", *command], env)
+        print(f"{what} {command[1]}: {wall:.1f} s wall, {cpu:.1f} s CPU, "
+              f"peak RSS {peak:.0f} MB")  # fmt: skip
+    same = (out / "ls-once.json").read_bytes() == (out / "ls-twice.json").read_bytes()
+    print(
+        f"{args.tasks:,} tasks x 3 annotators ({size:.1f} MB); exported twice identical: {'yes' if same else 'NO'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

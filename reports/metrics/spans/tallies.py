@@ -132,10 +132,6 @@ def submitted_annotations(study, layout):
     return list(latest.values()) + annotations
 
 
-def _kinds_list(kinds):
-    return kinds.tolist()
-
-
 def _agreement_tallies(categories, layout, table, notify=None):
     """Coders per document, units, and per category and group the kinds tables of their units."""
     notify = notify or (lambda fraction: None)
@@ -159,8 +155,8 @@ def _agreement_tallies(categories, layout, table, notify=None):
         )
         result["categories"][key] = {
             "spans": int(spans[number]),
-            "tokens": _kinds_list(annotated),
-            "tokens_union": _kinds_list(union),
+            "tokens": annotated.tolist(),
+            "tokens_union": union.tolist(),
         }
         notify(0.3 + 0.4 * (number + 1) / len(keys))
     members = defaultdict(list)
@@ -170,12 +166,10 @@ def _agreement_tallies(categories, layout, table, notify=None):
     for group, numbers in members.items():
         spans = table.select(np.isin(table.categories, numbers))
         result["groups"][group] = {
-            "sentences": _kinds_list(
-                projection_kinds(layout.sentences, *spans, layout.sentences.per_unit(coders))
-            ),
-            "segments": _kinds_list(
-                projection_kinds(layout.segments, *spans, layout.segments.per_unit(coders))
-            ),
+            "sentences": projection_kinds(
+                layout.sentences, *spans, layout.sentences.per_unit(coders)
+            ).tolist(),
+            "segments": projection_kinds(layout.segments, *spans, layout.segments.per_unit(coders)).tolist(),
         }
     return result
 

@@ -10,6 +10,7 @@ Every link is imported, as a paired span of its label or as a relation span
 """
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,8 @@ from .categories import LABEL_LENGTH, keys_for
 from .links import RELATION_GROUP, annotation_items, link_plan
 from .segmenting import segment_document
 
+# evaluators.models.key_validator and Evaluator.key's length
+EVALUATOR_KEY, EVALUATOR_KEY_LENGTH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"), 64
 PLATFORM_OF = {c.MAIN: "import", c.GOLD: "expert", c.MODEL: "model"}
 STUDY_FIELDS = (
     "title",
@@ -56,12 +59,15 @@ class BundleLines:
 
 
 def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, settings=None, settings_name="",
-                        sentences_per_segment=None):  # fmt: skip
+                        sentences_per_segment=None, notes=None):  # fmt: skip
     """Write `corpus` (read from file `name` in format `fmt`) as a bundle in `directory`.
 
     `settings` is a study.yaml read with bundles.reading.read_yaml (its taxonomy, title,
     instructions, config), or None: a taxonomy of the labels found. Problems are added
     as `name:line: item: message`; the returned BundleLines names the bundle's own.
+    Each model that annotated (Label Studio's predictions, factgenie's LLM campaigns) becomes
+    an imported evaluator of the study, its annotations the evaluator's; `notes` gets what
+    could not be.
     """
     directory = Path(directory)
     lines = BundleLines(name=name, settings_file=settings_name or name)
@@ -85,12 +91,32 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
         return lines
     if "annotators_per_document" not in study:
         study["annotators_per_document"] = _annotators_per_document(corpus)
+    evaluators = _evaluators(corpus, name, notes if notes is not None else [])
+    if evaluators:
+        study["evaluators"] = evaluators
     write_study_and_documents(directory, study, corpus, segmented, fmt, lines)
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for number, (annotation, record) in enumerate(records, start=1):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             lines.assignments[number] = annotation
     return lines
+
+
+def _evaluators(corpus, name, notes):
+    """study.yaml's `evaluators`: one imported evaluator per model whose name is an evaluator key.
+
+    Its annotations go in assignments.jsonl as a bundle carries an imported evaluator's
+    (evaluators/bundle.py), so the study lists the evaluator and its results as any other.
+    """
+    models = list(dict.fromkeys(a.annotator for a in corpus.annotations if a.kind == c.MODEL))
+    evaluators = []
+    for model in models:
+        if EVALUATOR_KEY.match(model) and len(model) <= EVALUATOR_KEY_LENGTH:
+            evaluators.append({"key": model, "kind": "import", "description": f"imported from {name}"[:200]})
+        else:
+            notes.append(f"{name}: the model {model!r} is no evaluator key (letters, digits, '.', '-', '_'); "
+                         "its annotations are imported as model work without an evaluator entry")  # fmt: skip
+    return evaluators
 
 
 def write_study_and_documents(directory, study, corpus, segmented, fmt, lines):

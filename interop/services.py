@@ -65,7 +65,7 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
         if into == REVIEW:
             lines = write_review_bundle(corpus, directory, notes=notes, **shared)
         else:
-            lines = write_corpus_bundle(corpus, directory, **shared)
+            lines = write_corpus_bundle(corpus, directory, notes=notes, **shared)
         problems.raise_if_any()
         try:
             result = import_bundle(directory, user=user)

@@ -58,6 +58,8 @@ def test_a_current_export_imports_its_texts_annotators_spans_links_and_predictio
     )
     assert not Assignment.objects.filter(study=study, worker__external_id="9").exists()
     assert any("annotation 3: cancelled" in note for note in done.notes)
+    # The model is one of the study's evaluators (imported), whose annotations its predictions are.
+    assert list(study.evaluators.values_list("key", "kind")) == [("ner-v2", "import")]
     assert any("'choices' not imported" in note for note in done.notes)
 
 
@@ -317,3 +319,17 @@ def test_qualification_and_retest_rounds_stay_on_the_platform(tmp_path):
     out = tmp_path / "out.json"
     study_export_annotations(study=Study.objects.get(slug="rounds"), fmt="label-studio", path=out)
     assert exported(out) == exported(EXPORT)
+
+
+def test_a_model_named_unlike_an_evaluator_key_keeps_its_predictions_and_says_so(tmp_path):
+    tasks = json.loads(EXPORT.read_text(encoding="utf-8"))
+    for task in tasks:
+        for prediction in task["predictions"]:
+            prediction["model_version"] = "org/ner v2"
+    done = study_import_annotations(
+        path=write_tasks(tmp_path / "odd.json", tasks), fmt="label-studio", slug="odd"
+    )
+    study = Study.objects.get(slug="odd")
+    assert not study.evaluators.exists()
+    assert Assignment.objects.filter(study=study, kind="model", worker__external_id="org/ner v2").exists()
+    assert any("the model 'org/ner v2' is no evaluator key" in note for note in done.notes)

@@ -240,23 +240,36 @@ def _annotators_per_document(corpus):
     return max(people.values(), default=0) or 3
 
 
-def _assignments(corpus, segmented, taxonomy, name, problems):
-    """[(Annotation, assignments.jsonl record)] for every annotation whose document was read."""
-    records, seen = [], {}
-    known = {document.id for document in corpus.documents}
-    for annotation in corpus.annotations:
+def annotations_to_write(corpus, annotations, segmented, name, problems, *, identity, taken):
+    """(annotation, where) for each of `annotations` whose document was read; an annotation of no
+    document in the file is a problem, and so is a second one of the same `identity(annotation)`,
+    which `taken(annotation)` says ("annotator 'w1' already has a main annotation")."""
+    known, seen = {document.id for document in corpus.documents}, {}
+    for annotation in annotations:
         where = annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
         if annotation.document not in known:
             problems.add(name, annotation.line, f"{where}: no document {annotation.document!r} in the file")
             continue
         if annotation.document not in segmented:
             continue  # its document's problem is reported
-        identity = (annotation.document, annotation.kind, annotation.annotator)
-        if identity in seen:
-            problems.add(name, annotation.line, f"{where}: annotator {annotation.annotator!r} already has a "
-                                                f"{annotation.kind} annotation of this document ({seen[identity]})")  # fmt: skip
+        key = identity(annotation)
+        if key in seen:
+            problems.add(
+                name, annotation.line, f"{where}: {taken(annotation)} of this document ({seen[key]})"
+            )
             continue
-        seen[identity] = annotation.item or f"line {annotation.line}"
+        seen[key] = annotation.item or f"line {annotation.line}"
+        yield annotation, where
+
+
+def _assignments(corpus, segmented, taxonomy, name, problems):
+    """[(Annotation, assignments.jsonl record)] for every annotation whose document was read."""
+    records = []
+    for annotation, where in annotations_to_write(
+        corpus, corpus.annotations, segmented, name, problems,
+        identity=lambda a: (a.document, a.kind, a.annotator),
+        taken=lambda a: f"annotator {a.annotator!r} already has a {a.kind} annotation",
+    ):  # fmt: skip
         items = annotation_items(annotation, segmented[annotation.document], taxonomy, name, where, problems)
         if items is None:
             continue

@@ -20,6 +20,7 @@ from . import corpus as c
 from .importing import (
     STUDY_FIELDS,
     BundleLines,
+    annotations_to_write,
     segment_documents,  # cut as a span study's are, checked alike
     write_study_and_documents,
 )
@@ -108,20 +109,12 @@ def _given_study(settings, settings_name, problems, notes):
 
 def _items(corpus, evaluated, segmented, name, problems):
     """[(Annotation, the region's name, review_items.jsonl record)], in the file's order of regions."""
-    known, seen, items = {document.id for document in corpus.documents}, {}, []
-    for annotation in evaluated:
-        where = annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
-        if annotation.document not in known:
-            problems.add(name, annotation.line, f"{where}: no document {annotation.document!r} in the file")
-            continue
-        if annotation.document not in segmented:
-            continue  # its document's problem is reported
-        identity = (annotation.document, annotation.annotator)
-        if identity in seen:
-            problems.add(name, annotation.line, f"{where}: evaluator {annotation.annotator!r} already has an "
-                                                f"annotation of this document ({seen[identity]})")  # fmt: skip
-            continue
-        seen[identity] = annotation.item or f"line {annotation.line}"
+    items = []
+    for annotation, _ in annotations_to_write(
+        corpus, evaluated, segmented, name, problems,
+        identity=lambda a: (a.document, a.annotator),
+        taken=lambda a: f"evaluator {a.annotator!r} already has an annotation",
+    ):  # fmt: skip
         cut = segmented[annotation.document]
         for number, region in enumerate(annotation.regions, start=1):
             item = _region_item(annotation, region, number)

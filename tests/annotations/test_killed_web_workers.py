@@ -24,6 +24,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from bench.process_cpu import server_processes
 from protocols.span.models import ErrorAnnotation
 from tests.browser.task_page import make_task
 
@@ -37,19 +38,6 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def gunicorn_children(master):
-    children = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == master:
-                children.append(int(entry.name))
-    return children
 
 
 @pytest.fixture
@@ -129,7 +117,7 @@ def test_no_acknowledged_save_is_lost_or_doubled_while_workers_are_killed(server
         rng = random.Random(4)
         while not done.is_set() and len(killed) < KILLS:
             time.sleep(rng.uniform(0.2, 0.5))
-            children = gunicorn_children(process.pid)
+            children = server_processes(process.pid)[1:]  # the workers, not the master
             if children:
                 os.kill(rng.choice(children), signal.SIGKILL)
                 killed.append(time.monotonic())

@@ -55,10 +55,7 @@ class Command(BaseCommand):
         except (FormatUnavailable, OptionInvalid) as refused:
             raise CommandError(str(refused)) from None
         except BundleInvalid as invalid:
-            for problem in invalid.problems:
-                self.stderr.write(str(problem))
-            if invalid.summary:
-                self.stderr.write(invalid.summary)
+            self.stderr.write(invalid.describe())  # every problem a line, then the summary
             raise CommandError(f"{len(invalid.problems)} problem(s); nothing was imported") from None
         self.stdout.write(f"imported {done.describe()}")
         for note in done.notes:

@@ -19,10 +19,7 @@ class Command(BaseCommand):
         try:
             result = study_import_bundle(directory=directory, locate=locate)
         except BundleInvalid as invalid:
-            for problem in invalid.problems:
-                self.stderr.write(str(problem))
-            if invalid.summary:
-                self.stderr.write(invalid.summary)
+            self.stderr.write(invalid.describe())  # every problem a line, then the summary
             raise CommandError(f"{len(invalid.problems)} problem(s); nothing was imported") from None
         self.stdout.write(f"imported {result.describe()}")
         for warning in result.warnings:

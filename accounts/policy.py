@@ -193,6 +193,11 @@ RULES = {
         note="requested (created) by who manages the study; reports name annotators by pseudonym only",
     ),  # fmt: skip
     "exports.export": ModelRule("study", change="nobody", note="read: its requester only"),
+    "outbound.studycredential": ModelRule(
+        "study",
+        read="managers",
+        note="the key itself is never shown to anyone, its name and dates to managers",
+    ),
 }
 
 

@@ -13,6 +13,7 @@ RESEARCHER_MODELS = {
     "accounts": ["worker", "studymembership"],
     "reports": ["report"],
     "qualification": ["qualification", "qualificationresult"],
+    "outbound": ["studycredential"],
 }
 
 

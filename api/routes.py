@@ -7,6 +7,7 @@ from api.viewsets import (
     AssignmentViewSet,
     DocumentViewSet,
     ReportViewSet,
+    StudyCredentialViewSet,
     StudyViewSet,
     TaxonomyViewSet,
 )
@@ -18,6 +19,7 @@ router.register("taxonomies", TaxonomyViewSet, basename="taxonomy")
 router.register("documents", DocumentViewSet, basename="document")
 router.register("assignments", AssignmentViewSet, basename="assignment")
 router.register("reports", ReportViewSet, basename="report")
+router.register("study-credentials", StudyCredentialViewSet, basename="studycredential")
 
 # Each protocol's and extension's resources, by dotted path (api_routes): no import of theirs here.
 for plugin in [*protocols.registered(), *extensions.registered()]:

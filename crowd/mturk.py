@@ -18,6 +18,7 @@ from django.db import transaction
 
 from accounts.models import Worker
 from annotations.models import Assignment
+from outbound.policy import OutboundRefused, checked_addresses, url_host_port
 from qualification.models import Qualification, QualificationResult
 
 from . import ledger
@@ -39,7 +40,23 @@ Action = LedgerEntry.Action
 def client_from_env(sandbox=True):
     """An MTurkClient; boto3 reads the AWS_* credentials from the environment itself."""
     boto = boto3.client("mturk", region_name="us-east-1", endpoint_url=ENDPOINTS[bool(sandbox)])
+    boto.meta.events.register("before-send.mturk", _outbound_checked)
     return MTurkClient(boto, sandbox=sandbox)
+
+
+class OutboundRefusedError(BotoCoreError):
+    fmt = "{reason}"
+
+
+def _outbound_checked(request, **kwargs):
+    """Every request's host through the outbound policy before botocore sends it (boto3's own HTTP
+    stack resolves the name again: the endpoints are fixed Amazon names, not a researcher's)."""
+    try:
+        checked_addresses(*url_host_port(request.url))
+    except (OutboundRefused, ValueError) as refused:
+        raise OutboundRefusedError(reason=str(refused)) from None
+    except OSError:
+        pass  # not resolvable: botocore's own connection fails and says so
 
 
 def request_token(key):

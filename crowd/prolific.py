@@ -28,6 +28,8 @@ from decimal import Decimal
 import httpx
 from django.conf import settings
 
+from outbound.transport import checked_client
+
 from . import ledger, listings
 from .models import LedgerEntry, Listing, Platform
 from .pay import pay_of
@@ -67,7 +69,9 @@ class ProlificClient(PlatformClient):
     platform = Platform.PROLIFIC
 
     def __init__(self, *, base_url, token, timeout=30.0):
-        self.http = httpx.Client(
+        # Connects only where the outbound policy allows (a PROLIFIC_API_URL on a private address
+        # must be allowed in OUTBOUND_ALLOWED_HOSTS too).
+        self.http = checked_client(
             base_url=base_url.rstrip("/"), timeout=timeout, headers={"Authorization": f"Token {token}"}
         )
 
@@ -298,7 +302,9 @@ class ProlificClient(PlatformClient):
         try:
             response = self.http.request(method, path, json=body)
         except httpx.HTTPError as error:
-            raise ledger.PlatformError(f"Prolific could not be reached: {type(error).__name__}") from error
+            raise ledger.PlatformError(
+                f"Prolific could not be reached: {type(error).__name__}: {error}"
+            ) from error
         try:
             answer = response.json() if response.content else {}
         except ValueError:

@@ -33,8 +33,9 @@ class EvaluatorForm(forms.ModelForm):
         model = Evaluator
         fields = [
             "study", "key", "kind", "description", "occurrences", "base_url", "model", "api_key_env",
-            "temperature", "seed", "max_tokens", "response_format", "prompt_template", "timeout_seconds",
-            "max_retries", "concurrency", "price_input_per_1k", "price_output_per_1k", "detector", "options",
+            "credential", "temperature", "seed", "max_tokens", "response_format", "prompt_template",
+            "timeout_seconds", "max_retries", "concurrency", "price_input_per_1k", "price_output_per_1k",
+            "detector", "options",
         ]  # fmt: skip
 
     def clean(self):
@@ -44,7 +45,7 @@ class EvaluatorForm(forms.ModelForm):
             return data
         # The same rules as study.yaml and the run request, on the values entered.
         evaluator = Evaluator(**{name: data.get(name) for name in self.Meta.fields if name in data})
-        for field, message in settings_problems(evaluator, category_kinds(study)):
+        for field, message in settings_problems(evaluator, category_kinds(study), study=study):
             self.add_error(field if field in self.fields else None, message)
         return data
 
@@ -66,6 +67,7 @@ class EvaluatorAdmin(StudyScopedAdmin):
                     "base_url",
                     "model",
                     "api_key_env",
+                    "credential",
                     "temperature",
                     "seed",
                     "max_tokens",
@@ -77,7 +79,9 @@ class EvaluatorAdmin(StudyScopedAdmin):
                     "price_input_per_1k",
                     "price_output_per_1k",
                 ],
-                "description": "The API key is read from the named environment variable when the run starts.",
+                "description": "The key sent with each call: a key variable the operator allows for this "
+                "endpoint (api_key_env), or a key stored for the study under Study keys (credential); "
+                "neither for a local server that needs none. Calls go only to addresses the operator allows.",
             },
         ),  # fmt: skip
         ("Built-in detector", {"fields": ["detector", "options"]}),

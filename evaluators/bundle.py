@@ -20,7 +20,7 @@ from .predictions import evaluator_predictions_import
 
 # study.yaml fields of an evaluator: the model's own, plus a prompt or predictions file of the bundle.
 FIELDS = (
-    "key", "kind", "description", "occurrences", "base_url", "model", "api_key_env", "temperature", "seed",
+    "key", "kind", "description", "occurrences", "base_url", "model", "api_key_env", "credential", "temperature", "seed",
     "max_tokens", "response_format", "prompt_template", "timeout_seconds", "max_retries", "concurrency",
     "price_input_per_1k", "price_output_per_1k", "detector", "options",
 )  # fmt: skip
@@ -47,8 +47,9 @@ def check_evaluators(value, spec, problems, name, line):
             continue
         if "api_key" in raw:
             problems.add(
-                name, at, f"{where}: keys are never stored; name the environment variable with api_key_env"
-            )
+                name, at, f"{where}: keys are never stored in a bundle; store the key for the study (Study keys) "
+                "and name it with 'credential', or name an operator's key variable with api_key_env",
+            )  # fmt: skip
             continue
         unknown = sorted(set(raw) - set(FIELDS) - set(FILE_FIELDS))
         if unknown:

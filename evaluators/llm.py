@@ -1,30 +1,32 @@
 """Calls to an OpenAI-compatible chat-completions endpoint through the official `openai` client.
 
 The client retries 408, 409, 429, 5xx and timeouts itself, with exponential
-backoff and the server's Retry-After (`max_retries` of the evaluator). The API
-key is read from the environment variable the evaluator names at call time;
-it is never stored, put in a request record or logged.
+backoff and the server's Retry-After (`max_retries` of the evaluator). It
+connects only where the outbound policy allows (outbound/policy.py), checked
+at every connection, and sends the key the credentials module gives
+(outbound/credentials.py): an operator's key variable bound to this endpoint,
+or the study's own stored key. The key is never put in a request record or
+logged.
 """
 
 import hashlib
 import json
-import os
 import threading
 import time
 from dataclasses import dataclass
 
 import httpx2
 import openai
+from django.views.decorators.debug import sensitive_variables
+
+from outbound import credentials
+from outbound.transport import CheckedHttpx2Transport
 
 from .answers import answer_schema
 
 # Local servers (vLLM, Ollama, llama.cpp) accept any key; the client insists on one.
 NO_KEY = "no-key"
 _attempts = threading.local()
-
-
-class EndpointConfigError(ValueError):
-    """The evaluator cannot call its endpoint as configured (e.g. its key variable is not set)."""
 
 
 @dataclass
@@ -61,38 +63,48 @@ def request_body(evaluator, messages, category_keys):
     return body
 
 
-def cache_key(base_url, body):
-    """SHA-256 of the endpoint and the whole request body: model, parameters and rendered prompt."""
+def cache_key(study_id, base_url, body):
+    """SHA-256 of the study, the endpoint and the whole request body: model, parameters and rendered prompt.
+
+    The study is part of it: an answer is reused within its study only, never
+    handed to another study that copies the same settings (and pays nothing)."""
     canonical = json.dumps(
-        {"endpoint": base_url.rstrip("/"), "body": body}, sort_keys=True, ensure_ascii=False
+        {"study": study_id, "endpoint": base_url.rstrip("/"), "body": body},
+        sort_keys=True,
+        ensure_ascii=False,
     )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def api_key(evaluator):
-    if not evaluator.api_key_env:
-        return NO_KEY
-    key = os.environ.get(evaluator.api_key_env)
-    if not key:
-        raise EndpointConfigError(
-            f"the environment variable {evaluator.api_key_env} (the evaluator's api_key_env) is not set"
-        )
-    return key
+def key_problem(evaluator, study=None):
+    """Why the evaluator's key cannot be sent to its endpoint, or None (nothing is decrypted)."""
+    return credentials.key_problem(
+        study=study, url=evaluator.base_url, variable=evaluator.api_key_env, credential=evaluator.credential
+    )
 
 
 def _count_attempt(request):
     _attempts.count = getattr(_attempts, "count", 0) + 1
 
 
+@sensitive_variables()
 def make_client(evaluator, *, connections=16):
-    """An `openai` client for the evaluator's endpoint; thread-safe, shared by a run's threads."""
+    """An `openai` client for the evaluator's endpoint; thread-safe, shared by a run's threads.
+
+    credentials.KeyUnavailable when its key cannot be sent there."""
+    key = credentials.key_for(
+        study=evaluator.study, url=evaluator.base_url, variable=evaluator.api_key_env,
+        credential=evaluator.credential,
+    )  # fmt: skip
+    limits = httpx2.Limits(max_connections=connections, max_keepalive_connections=connections)
     http_client = openai.DefaultHttpxClient(
-        limits=httpx2.Limits(max_connections=connections, max_keepalive_connections=connections),
+        transport=CheckedHttpx2Transport(limits=limits),
+        trust_env=False,
         event_hooks={"request": [_count_attempt]},
     )
     return openai.OpenAI(
         base_url=evaluator.base_url,
-        api_key=api_key(evaluator),
+        api_key=key or NO_KEY,
         timeout=evaluator.timeout_seconds,
         max_retries=evaluator.max_retries,
         http_client=http_client,

@@ -6,9 +6,11 @@ external id = the evaluator's key): the people's figures never count them,
 the evaluator comparison and the review loop read them.
 """
 
+import math
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.core.validators import MinValueValidator, RegexValidator
+from django.core.validators import MaxLengthValidator, MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
 
@@ -27,6 +29,43 @@ def http_url_validator(value):
 env_name_validator = RegexValidator(
     r"^[A-Za-z_][A-Za-z0-9_]*$", "The name of an environment variable, e.g. OPENAI_API_KEY."
 )
+
+# What every evaluator setting may be: (least, most), None for no limit. The model's validators
+# (admin's form, study.yaml) and the database's constraints both come from here.
+BOUNDS = {
+    "concurrency": (1, 64),
+    "timeout_seconds": (1, 600),
+    "max_retries": (0, 10),
+    "max_tokens": (1, 32_768),
+    "temperature": (0, 2),
+    "price_input_per_1k": (0, None),
+    "price_output_per_1k": (0, None),
+}
+PROMPT_TEMPLATE_MAX_CHARS = 100_000
+
+
+def finite(value):
+    """NaN passes every comparison, so the bounds alone would let it through (YAML's .nan)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValidationError("Give a finite number.")
+
+
+def bound_validators(field):
+    least, most = BOUNDS[field]
+    return [finite, MinValueValidator(least)] + ([MaxValueValidator(most)] if most is not None else [])
+
+
+def _bound_constraints():
+    nullable = {"max_tokens", "temperature"}
+    constraints = []
+    for field, (least, most) in BOUNDS.items():
+        within = Q(**{f"{field}__gte": least})
+        if most is not None:
+            within &= Q(**{f"{field}__lte": most})
+        if field in nullable:
+            within |= Q(**{f"{field}__isnull": True})
+        constraints.append(models.CheckConstraint(condition=within, name=f"evaluator_{field}_bounds"))
+    return constraints
 
 
 class EvaluatorQuerySet(models.QuerySet):
@@ -64,30 +103,43 @@ class Evaluator(models.Model):
         help_text="http(s) URL of an OpenAI-compatible API, e.g. http://host:8000/v1.",
     )
     model = models.CharField(max_length=200, blank=True)
-    temperature = models.FloatField(null=True, blank=True)
+    temperature = models.FloatField(null=True, blank=True, validators=bound_validators("temperature"))
     seed = models.BigIntegerField(null=True, blank=True)
-    max_tokens = models.PositiveIntegerField(null=True, blank=True)
+    max_tokens = models.PositiveIntegerField(null=True, blank=True, validators=bound_validators("max_tokens"))
     api_key_env = models.CharField(
         max_length=100, blank=True, validators=[env_name_validator],
-        help_text="The environment variable holding the API key; the key itself is never stored.",
+        help_text="An environment variable the operator allows as an evaluator key (EVALUATOR_KEY_VARIABLES).",
+    )  # fmt: skip
+    credential = models.CharField(
+        max_length=64, blank=True, validators=[key_validator],
+        help_text="Or the name of a key stored for this study (Study keys).",
     )  # fmt: skip
     response_format = models.CharField(
         max_length=16, choices=ResponseFormat.choices, default=ResponseFormat.JSON_SCHEMA
     )
     prompt_template = models.TextField(
-        blank=True, help_text="Django template language; empty: the platform's default span prompt."
+        blank=True, validators=[MaxLengthValidator(PROMPT_TEMPLATE_MAX_CHARS)],
+        help_text="Django template language; empty: the platform's default span prompt.",
+    )  # fmt: skip
+    timeout_seconds = models.FloatField(
+        default=60.0, validators=bound_validators("timeout_seconds"), help_text="Seconds, 1 to 600."
     )
-    timeout_seconds = models.FloatField(default=60.0, validators=[MinValueValidator(0.1)])
-    max_retries = models.PositiveIntegerField(default=4, help_text="On 429, 5xx and timeouts, with backoff.")
+    max_retries = models.PositiveIntegerField(
+        default=4,
+        validators=bound_validators("max_retries"),
+        help_text="On 429, 5xx and timeouts, with backoff (0 to 10).",
+    )
     concurrency = models.PositiveIntegerField(
-        default=4, validators=[MinValueValidator(1)], help_text="Calls in flight at once."
+        default=4, validators=bound_validators("concurrency"), help_text="Calls in flight at once (1 to 64)."
     )
     price_input_per_1k = models.DecimalField(
-        max_digits=12, decimal_places=6, default=0, help_text="Price per 1,000 prompt tokens."
-    )
+        max_digits=12, decimal_places=6, default=0, validators=bound_validators("price_input_per_1k"),
+        help_text="Price per 1,000 prompt tokens.",
+    )  # fmt: skip
     price_output_per_1k = models.DecimalField(
-        max_digits=12, decimal_places=6, default=0, help_text="Price per 1,000 completion tokens."
-    )
+        max_digits=12, decimal_places=6, default=0, validators=bound_validators("price_output_per_1k"),
+        help_text="Price per 1,000 completion tokens.",
+    )  # fmt: skip
     # Built-in detectors
     detector = models.CharField(max_length=64, blank=True, help_text="Built-in detector, e.g. repetition.")
     options = models.JSONField(default=dict, blank=True, help_text="Detector options, e.g. {'n': 4}.")
@@ -99,7 +151,13 @@ class Evaluator(models.Model):
 
     class Meta:
         ordering = ["study", "key"]
-        constraints = [models.UniqueConstraint(fields=["study", "key"], name="evaluator_unique_key")]
+        constraints = [
+            models.UniqueConstraint(fields=["study", "key"], name="evaluator_unique_key"),
+            models.CheckConstraint(
+                condition=Q(api_key_env="") | Q(credential=""), name="evaluator_one_key_source"
+            ),
+            *_bound_constraints(),
+        ]
 
     def __str__(self):
         return f"{self.key} ({self.kind})"
@@ -216,12 +274,21 @@ class EvaluatorResult(models.Model):
 
 
 class CachedResponse(models.Model):
-    """An endpoint's answer to one exact request (endpoint, model, parameters, rendered prompt).
+    """An endpoint's answer to one exact request (endpoint, model, parameters, rendered prompt) of one study.
 
-    A rerun of an unchanged evaluator takes its answers from here and makes no call.
+    A rerun of an unchanged evaluator of the study takes its answers from here
+    and makes no call. Another study never gets them: the study is part of the
+    key, so an answer paid for with one study's key is not handed to another.
     """
 
-    key = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the request.")
+    study = models.ForeignKey(
+        "studies.Study",
+        null=True,
+        on_delete=models.CASCADE,
+        related_name="+",
+        help_text="Whose answer it is.",
+    )
+    key = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the study and the request.")
     content = models.TextField(blank=True)
     refusal = models.TextField(blank=True)
     prompt_tokens = models.PositiveIntegerField(default=0)

@@ -46,17 +46,19 @@ def evaluator_check(evaluator):
         return "evaluators run on span studies with a taxonomy"
     if evaluator.kind == Evaluator.Kind.IMPORT:
         return "an imported evaluator has no run: load its predictions (run_evaluator --predictions FILE)"
-    problems = settings_problems(evaluator, category_kinds(study))
+    problems = settings_problems(evaluator, category_kinds(study), study=study)
     return "; ".join(message for _, message in problems) or None
 
 
 @transaction.atomic
-def evaluator_run_request(*, evaluator, documents=None, user=None):
+def evaluator_run_request(*, evaluator, documents=None, user=None, here=False):
     """Queue a run of `evaluator` over `documents` (external ids; None: every main document).
 
     While a run of the evaluator is queued or running, that one is returned.
     Returns (run, created). RunRefused when it cannot run; RunNotSent, after the
     commit, when the broker does not take the job (the new run is then deleted).
+    With no broker the run's work is done on a thread of its own, never in the
+    request; `here` (a command waiting for it) does it in the caller instead.
     """
     problem = evaluator_check(evaluator)
     if problem:
@@ -76,12 +78,16 @@ def evaluator_run_request(*, evaluator, documents=None, user=None):
             )  # fmt: skip
     except IntegrityError:  # another request created it a moment ago
         return EvaluatorRun.objects.active().get(evaluator=evaluator), False
-    _send_after_commit(run.pk, undo=lambda: EvaluatorRun.objects.filter(pk=run.pk, status="queued").delete())
+    _send_after_commit(
+        run.pk,
+        undo=lambda: EvaluatorRun.objects.filter(pk=run.pk, status="queued").delete(),
+        background=not here,
+    )
     return run, True
 
 
-def _send_after_commit(run_id, *, undo=None):
-    send_after_commit(RUN_TASK, run_id, refused=RunNotSent, undo=undo)
+def _send_after_commit(run_id, *, undo=None, background=True):
+    send_after_commit(RUN_TASK, run_id, refused=RunNotSent, undo=undo, background=background)
 
 
 def evaluator_run_cancel(*, run):

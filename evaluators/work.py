@@ -3,6 +3,7 @@ storing each document's result and spans (model annotations) as soon as it is do
 
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
@@ -36,6 +37,17 @@ def documents_to_run(evaluator, external_ids):
             f"unknown document(s) of study {evaluator.study.slug}: {', '.join(map(str, unknown[:10]))}"
         )
     return [found[name] for name in dict.fromkeys(external_ids)]
+
+
+@dataclass
+class Prepared:
+    """One document's request (body and cache key, and the cached answer if any), or why none."""
+
+    document: Document
+    body: dict | None = None
+    key: str | None = None
+    problem: str = ""
+    hit: CachedResponse | None = None
 
 
 PREPARE_BATCH = 64  # prompts rendered, and looked up in the response cache, at once
@@ -81,7 +93,8 @@ class RunWork:
             self.store(document, EvaluatorResult.Status.OK, items=items)
 
     def prepared(self):
-        """(document, request body, cache key, cached answer or None) of every document, in order."""
+        """A Prepared of every document, in order: its request and cache key, or why its prompt
+        could not be made."""
         keys = [c.key for c in self.categories]
         for first in range(0, len(self.documents), PREPARE_BATCH):
             batch = []
@@ -90,12 +103,20 @@ class RunWork:
                     study=self.study, categories=self.categories, document=document,
                     segments=self.segments[document.pk],
                 )  # fmt: skip
-                messages = prompts.render_messages(self.evaluator.prompt_template, context)
+                try:
+                    messages = prompts.render_messages(self.evaluator.prompt_template, context)
+                except prompts.PromptError as error:
+                    batch.append(Prepared(document, problem=f"prompt: {error}"))
+                    continue
                 body = llm.request_body(self.evaluator, messages, keys)
-                batch.append((document, body, llm.cache_key(self.evaluator.base_url, body)))
-            hits = {hit.key: hit for hit in CachedResponse.objects.filter(key__in=[key for *_, key in batch])}
-            for document, body, key in batch:
-                yield document, body, key, hits.get(key)
+                batch.append(
+                    Prepared(document, body, llm.cache_key(self.study.pk, self.evaluator.base_url, body))
+                )
+            asked = [prepared.key for prepared in batch if prepared.key]
+            hits = {hit.key: hit for hit in CachedResponse.objects.filter(study=self.study, key__in=asked)}
+            for prepared in batch:
+                prepared.hit = hits.get(prepared.key)
+                yield prepared
 
     def ask_endpoint(self):
         """Every document's prompt to the endpoint, `concurrency` calls in flight, answers from the cache first.
@@ -110,9 +131,13 @@ class RunWork:
         with ThreadPoolExecutor(max_workers=self.evaluator.concurrency) as pool:
 
             def send_next():
-                for document, body, key, hit in waiting:
-                    if hit is not None:
-                        self.store_exchange(document, _from_cache(hit, body), key)
+                for prepared in waiting:
+                    document, body, key = prepared.document, prepared.body, prepared.key
+                    if prepared.problem:  # a failure of this document only, recorded like a failed call
+                        self.store(document, EvaluatorResult.Status.FAILED, problem=prepared.problem)
+                        continue
+                    if prepared.hit is not None:
+                        self.store_exchange(document, _from_cache(prepared.hit, body), key)
                         continue
                     in_flight[pool.submit(llm.ask, client, body)] = (document, key)
                     return
@@ -178,7 +203,9 @@ class RunWork:
             with transaction.atomic():
                 EvaluatorResult.objects.create(run=self.run, document=document, **fields)
                 if exchange is not None and not exchange.cached and not exchange.error:
-                    CachedResponse.objects.bulk_create([_cache_entry(key, exchange)], ignore_conflicts=True)
+                    CachedResponse.objects.bulk_create(
+                        [_cache_entry(self.study.pk, key, exchange)], ignore_conflicts=True
+                    )
                 self.annotations.write(
                     document.pk,
                     placed,
@@ -193,9 +220,9 @@ class RunWork:
             # stored by an earlier attempt of this run (a redelivered job)
 
 
-def _cache_entry(key, exchange):
+def _cache_entry(study_id, key, exchange):
     return CachedResponse(
-        key=key, content=exchange.content or "", refusal=exchange.refusal or "",
+        study_id=study_id, key=key, content=exchange.content or "", refusal=exchange.refusal or "",
         prompt_tokens=exchange.prompt_tokens, completion_tokens=exchange.completion_tokens,
     )  # fmt: skip
 

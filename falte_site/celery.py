@@ -2,9 +2,11 @@
 
 import logging
 import os
+import threading
 
 from celery import Celery
-from django.db import transaction
+from django.conf import settings
+from django.db import connections, transaction
 from kombu.exceptions import OperationalError as BrokerError
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.settings")
@@ -29,14 +31,21 @@ def task(name):
 SEND_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 
-def send_after_commit(name, row_id, *, refused, undo=None):
+def send_after_commit(name, row_id, *, refused, undo=None, background=False):
     """Hand job `name` for the row `row_id` to the broker once the transaction commits, so a worker
     finds the row.
 
     When the broker is not reachable: with `undo` (a request's own writes), `undo`
     runs and `refused()` (an exception) is raised to the requester; without it
     (a recovery pass), the failure is only logged and the next pass sends again.
+
+    With no broker (the embedded default) jobs run in this process. `background`
+    (a web request asking for a long job) runs it on a thread of its own, so the
+    request answers at once and never does the job's work (EAGER_JOBS_IN_BACKGROUND).
     """
+    if background and app.conf.task_always_eager and settings.EAGER_JOBS_IN_BACKGROUND:
+        transaction.on_commit(lambda: _start_thread(name, row_id))
+        return
 
     def send():
         try:
@@ -50,3 +59,15 @@ def send_after_commit(name, row_id, *, refused, undo=None):
             raise refused() from None
 
     transaction.on_commit(send)
+
+
+def _start_thread(name, row_id):
+    def run():
+        try:
+            task(name).apply((row_id,))
+        except Exception:  # the job records its own failure on its row; this is the rest
+            log.exception("%s(%s) failed on its background thread", name, row_id)
+        finally:
+            connections.close_all()
+
+    threading.Thread(target=run, name=f"{name}({row_id})", daemon=True).start()

@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "axes",
     "accounts",
     "studies",
+    # Where calls on a researcher's behalf may go, and the keys they carry (docs/deployment.md).
+    "outbound",
     "annotations",
     "reports",
     "qualification",
@@ -242,10 +244,27 @@ PROLIFIC_API_URL = env.str("PROLIFIC_API_URL", default="https://api.prolific.com
 if urlsplit(PROLIFIC_API_URL).scheme not in ("http", "https") or not urlsplit(PROLIFIC_API_URL).hostname:
     raise ImproperlyConfigured(f"PROLIFIC_API_URL must be an absolute http(s) URL, not {PROLIFIC_API_URL!r}.")
 
+# Calls the platform makes on a researcher's behalf (outbound/; docs/deployment.md, "Outbound calls
+# and keys"). Loopback, private, link-local and metadata addresses are refused unless listed here, by
+# name, address or network, each optionally with a port: e.g. "gpu-box:8000,10.1.0.0/16".
+OUTBOUND_ALLOWED_HOSTS = env.list("OUTBOUND_ALLOWED_HOSTS", default=[])
+# Environment variables whose keys evaluators may send, and to which hosts (and for which teams):
+# "OPENAI_API_KEY=api.openai.com LAB_KEY=llm.lab.example.org:8000@lab-a". Empty: none.
+EVALUATOR_KEY_VARIABLES = env.str("EVALUATOR_KEY_VARIABLES", default="")
+# Fernet keys that encrypt the keys researchers store for their studies: the first encrypts, all
+# decrypt (rotation: new key first, `manage.py rotate_credentials`, then drop the old one).
+CREDENTIALS_KEYS = env.list("CREDENTIALS_KEYS", default=[])
+# The longest prompt an LLM evaluator sends for one document (characters); longer ones are refused
+# per document, and rendering stops once a template has produced far more than this.
+EVALUATOR_PROMPT_MAX_CHARS = env.int("EVALUATOR_PROMPT_MAX_CHARS", default=400_000)
+
 # Celery: with no broker configured, tasks run eagerly in-process.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# With no broker, a long job a web request asks for (an evaluator run) runs on a thread of the web
+# process, so the request answers at once; a process that dies leaves the job to the stale pass.
+EAGER_JOBS_IN_BACKGROUND = env.bool("EAGER_JOBS_IN_BACKGROUND", default=True)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1

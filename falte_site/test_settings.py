@@ -13,6 +13,13 @@ os.environ.setdefault("SECRET_KEY", "test-only-key-not-a-secret-" + "x" * 40)
 
 from .settings import *  # noqa: E402, F403
 
+# Study keys are encrypted with this test-only key (a real deployment sets its own).
+CREDENTIALS_KEYS = ["dGVzdC1vbmx5LWNyZWRlbnRpYWxzLWtleS0zMmJ5dGU="]
+
+# Jobs asked for by a request run in the request (eager), so a test sees their result at once;
+# tests/evaluators/test_background_runs.py runs them on their thread as the embedded default does.
+EAGER_JOBS_IN_BACKGROUND = False
+
 # Tests talk plain HTTP to the test client and the live server.
 SECURE_SSL_REDIRECT = False
 SESSION_COOKIE_SECURE = False

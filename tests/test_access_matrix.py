@@ -34,6 +34,8 @@ from annotations.models import Assignment
 from crowd.models import LedgerEntry, Listing
 from evaluators.models import CachedResponse, Evaluator, EvaluatorResult, EvaluatorRun
 from exports.models import Export
+from outbound.models import StudyCredential
+from outbound.services import study_credential_store
 from protocols.pairwise.models import PairwiseChoice
 from protocols.span.models import Suggestion, SuggestionDecision
 from qualification.models import Qualification, QualificationResult
@@ -53,6 +55,8 @@ PID_S = ["5f0c9a1e7d3b2a00123abcde", "5f0c9a1e7d3b2a00999fedcb"]
 COMPLETION_URL = "https://app.prolific.example/submissions/complete?cc=CC4SECRET"
 S_TITLE, T_TITLE = "Study Sierra", "Rival Tango"
 T_MARK = "tango-doc"  # T's document ids: what T's data looks like on a page
+# Keys stored for S and T: no role, not even S's researcher, ever reads one back.
+STORED_KEYS = {"S": "sk-sierra-stored-key-0123456789abcdef", "T": "sk-tango-stored-key-fedcba9876543210"}
 
 
 def _submitted(study, document, worker, platform_ids, marker):
@@ -104,6 +108,8 @@ def world(researcher, other_researcher, superuser):
     t, t_assignments = _study_with_work(
         T_TITLE, other_researcher, ["6a1b2c3d4e5f60718293a4b5"], doc_prefix=T_MARK
     )
+    study_credential_store(study=s, name="openai", secret=STORED_KEYS["S"], user=researcher)
+    study_credential_store(study=t, name="openai", secret=STORED_KEYS["T"], user=other_researcher)
     s.refresh_from_db()
     result = QualificationResult.objects.get(qualification__study=s)
     secrets = [*PID_S, "CC4SECRET", s.join_key, result.feedback_token]
@@ -228,6 +234,7 @@ def s_object(world, model):
         "qualification.qualificationresult": QualificationResult.objects.get(qualification__study=world.s),
         "reports.report": Report.objects.get(study=world.s),
         "exports.export": Export.objects.get(study=world.s),
+        "outbound.studycredential": StudyCredential.objects.get(study=world.s),
         "auth.group": None,  # None: no row; the model's list and add pages are still sent every role
         "axes.accessattempt": None,
         "axes.accesslog": None,
@@ -245,7 +252,7 @@ def s_object(world, model):
 API_BASENAMES = {
     "study": "studies.study", "taxonomy": "studies.taxonomy", "document": "studies.document",
     "assignment": "annotations.assignment", "annotation": "span.errorannotation", "report": "reports.report",
-    "evaluatorrun": "evaluators.evaluatorrun",
+    "evaluatorrun": "evaluators.evaluatorrun", "studycredential": "outbound.studycredential",
 }  # fmt: skip
 
 
@@ -351,6 +358,8 @@ def test_every_role_on_every_surface_reads_only_what_the_policy_allows(world):
             if role not in MANAGERS_OF_S:
                 leaked = [secret for secret in world.secrets if secret in text]
                 assert not leaked, f"{role} GET {url} ({name}) shows S's secrets {leaked}"
+            stored = [study for study, key in STORED_KEYS.items() if key in text]
+            assert not stored, f"{role} GET {url} ({name}) shows the stored key of {stored}"
             if role not in READERS_OF_S:
                 assert S_TITLE not in text and "sierra-doc" not in text, f"{role} GET {url} shows S's data"
             # (A URL holding T's worker secrets shows T's task to its bearer, whoever sends it.)
@@ -424,6 +433,7 @@ WATCHED_APPS = (
     "auth",
     "evaluators",
     "crowd",
+    "outbound",
     *(config.label for config in apps.get_app_configs() if config.name.startswith("protocols.")),
 )
 

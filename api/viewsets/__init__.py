@@ -1,5 +1,6 @@
 """The API's viewsets, registered in api/routes.py."""
 
+from .credentials import StudyCredentialViewSet
 from .reports import ReportViewSet
 from .studies import DocumentViewSet, StudyViewSet, TaxonomyViewSet
 from .work import AssignmentViewSet
@@ -8,6 +9,7 @@ __all__ = [
     "AssignmentViewSet",
     "DocumentViewSet",
     "ReportViewSet",
+    "StudyCredentialViewSet",
     "StudyViewSet",
     "TaxonomyViewSet",
 ]

@@ -86,7 +86,10 @@ class StudyScopedAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         queryset = super().get_queryset(request)
-        return policy.in_readable_studies(queryset, request.user, self.study_path)
+        queryset = policy.in_readable_studies(queryset, request.user, self.study_path)
+        if self.rule.read == "managers":  # e.g. study keys: not even listed to who only reads the study
+            queryset = queryset.filter(policy.managed_condition(request.user, self.study_path))
+        return queryset
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)

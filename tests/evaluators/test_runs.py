@@ -130,7 +130,10 @@ def test_requests_carry_parameters_schema_and_key_from_the_environment(
     assert caplog.records and "sk-secret-value-123" not in caplog.text
 
 
-def test_a_missing_key_variable_fails_the_run_with_a_clear_error(study, server, monkeypatch, run_now):
+def test_a_missing_key_variable_fails_the_run_with_a_clear_error(
+    study, server, monkeypatch, run_now, settings
+):
+    settings.EVALUATOR_KEY_VARIABLES = "NOT_SET_ANYWHERE=127.0.0.1"  # allowed by the operator, but not set
     monkeypatch.delenv("NOT_SET_ANYWHERE", raising=False)
     evaluator = llm(study, server, api_key_env="NOT_SET_ANYWHERE")
     run, _ = run_now(evaluator=evaluator)
@@ -140,7 +143,7 @@ def test_a_missing_key_variable_fails_the_run_with_a_clear_error(study, server, 
 
 
 def test_bad_answers_are_recorded_per_document_never_a_crashed_run(study, server, run_now):
-    evaluator = llm(study, server, max_retries=1, timeout_seconds=0.3)
+    evaluator = llm(study, server, max_retries=1, timeout_seconds=1)
     server.add(
         Reply("this is not JSON"),
         Reply(answer(error("NoSuchE", "Anna"), error("CharE", "Ben", segment=1))),
@@ -158,11 +161,11 @@ def test_bad_answers_are_recorded_per_document_never_a_crashed_run(study, server
 
 
 def test_429_and_5xx_are_retried_and_a_slow_answer_times_out(study, server, run_now):
-    evaluator = llm(study, server, max_retries=2, timeout_seconds=0.5, concurrency=1)
+    evaluator = llm(study, server, max_retries=2, timeout_seconds=1, concurrency=1)
     server.add(
         Status(429, headers={"retry-after-ms": "20"}), Reply(answer(error("CharE", "Ben", segment=1))),
         Status(503), Reply(answer()),
-        Slow(2.0), Slow(2.0), Slow(2.0),
+        Slow(3.0), Slow(3.0), Slow(3.0),
     )  # fmt: skip
     run, _ = run_now(evaluator=evaluator)
     run.refresh_from_db()

@@ -3,6 +3,7 @@
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.test.utils import override_settings
 
 from accounts.models import Worker
 from annotations.models import Assignment
@@ -46,6 +47,8 @@ class Command(BaseCommand):
             server = FakeChatServer(responder=marking_responder(DEMO_MARKS), port=port).start()
         except OSError:
             server = FakeChatServer(responder=marking_responder(DEMO_MARKS)).start()
+        # The demo's own setting: its local model server, and nothing else local, may be called.
+        allowed = [*settings.OUTBOUND_ALLOWED_HOSTS, f"127.0.0.1:{server.port}"]
         try:
             llm, _ = Evaluator.objects.update_or_create(
                 study=found, key="local-llm",
@@ -53,14 +56,15 @@ class Command(BaseCommand):
                           "seed": 1, "concurrency": 4, "price_input_per_1k": "0.15", "price_output_per_1k": "0.6",
                           "description": "A local OpenAI-compatible server that marks a fixed list of words."},
             )  # fmt: skip
-            for evaluator in found.evaluators.order_by("key"):
-                try:
-                    run, _ = evaluator_run_request(evaluator=evaluator)
-                except RunRefused as refused:
-                    raise CommandError(f"{evaluator.key}: {refused}") from None
-                run.refresh_from_db()
-                for line in run_summary(run):
-                    self.stdout.write(f"  {line}")
+            with override_settings(OUTBOUND_ALLOWED_HOSTS=allowed):
+                for evaluator in found.evaluators.order_by("key"):
+                    try:
+                        run, _ = evaluator_run_request(evaluator=evaluator, here=True)
+                    except RunRefused as refused:
+                        raise CommandError(f"{evaluator.key}: {refused}") from None
+                    run.refresh_from_db()
+                    for line in run_summary(run):
+                        self.stdout.write(f"  {line}")
         finally:
             server.stop()
         self.show_assistance(found, llm)

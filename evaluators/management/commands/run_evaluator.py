@@ -41,7 +41,7 @@ class Command(BaseCommand):
             elif evaluator.kind == Evaluator.Kind.IMPORT:
                 raise CommandError(f"{key} is an imported evaluator: give its file with --predictions FILE")
             else:
-                run, created = evaluator_run_request(evaluator=evaluator, documents=documents)
+                run, created = evaluator_run_request(evaluator=evaluator, documents=documents, here=True)
                 if not created:
                     self.stderr.write(f"run {run.pk} of {key} is already {run.status}; showing that one")
         except BundleInvalid as error:

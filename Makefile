@@ -20,15 +20,13 @@ $(VENV)/.installed-dev: requirements.txt requirements-dev.txt | $(BIN)/python
 install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
-# A local .env for development: DEBUG on and a random secret, never committed.
-.env:
-	@$(BIN)/python -c "import secrets; print('DEBUG=1'); print('SECRET_KEY=' + secrets.token_urlsafe(50))" > .env
-	@echo "wrote .env (DEBUG=1 and a random SECRET_KEY)"
-
-env: .env
+# A local .env for development (DEBUG on, random secrets, the demo's local model server
+# allowed), never committed; lines an older .env lacks are added, none is changed.
+env:
+	@$(BIN)/python scripts/dev-env .env
 
 # Start the platform with the demo study on SQLite, Celery eager.
-demo: $(VENV)/.installed .env
+demo: $(VENV)/.installed env
 	$(BIN)/python manage.py migrate --no-input -v 0
 	$(BIN)/python manage.py load_demo
 	$(BIN)/python manage.py demo_evaluators

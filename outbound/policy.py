@@ -17,6 +17,7 @@ that happens to resolve to it.
 """
 
 import ipaddress
+import re
 import socket
 from dataclasses import dataclass
 from functools import lru_cache
@@ -34,6 +35,7 @@ METADATA_ADDRESSES = frozenset(
 )
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 DEFAULT_PORTS = {"http": 80, "https": 443}
+_LABEL = re.compile(r"^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$")
 
 
 class OutboundRefused(Exception):
@@ -60,7 +62,9 @@ def parse_allowed_host(entry):
     text = entry.strip()
     host, port = text, None
     if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
+        host, bracket, rest = text[1:].partition("]")
+        if not bracket:
+            raise ValueError(f"{entry!r}: write an IPv6 address as [address] or [address]:port")
         if rest:
             if not rest.startswith(":"):
                 raise ValueError(f"{entry!r}: write an IPv6 address as [address] or [address]:port")
@@ -76,7 +80,7 @@ def parse_allowed_host(entry):
     except ValueError:
         pass
     name = _normal_name(host)
-    if not name or not all(part and all(c.isalnum() or c in "-_" for c in part) for part in name.split(".")):
+    if not all(_LABEL.match(label) for label in name.split(".")):
         raise ValueError(f"{entry!r}: not a host name, an address or a network")
     return AllowedHost(name=name, port=port)
 

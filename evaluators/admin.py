@@ -8,6 +8,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 from django.views.decorators.http import require_POST
 
+from outbound.credentials import key_variables
 from protocols.review.models import ReviewItem
 from protocols.span.assistance.sources import SuggestionsRefused
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, forget_managed_studies, manages_study
@@ -37,6 +38,18 @@ class EvaluatorForm(forms.ModelForm):
             "timeout_seconds", "max_retries", "concurrency", "price_input_per_1k", "price_output_per_1k",
             "detector", "options",
         ]  # fmt: skip
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # What this server offers (names and hosts only: whether a variable is set is never shown).
+        offered = [
+            f"{name} (for {variable.hosts_text()})" for name, variable in sorted(key_variables().items())
+        ]
+        self.fields["api_key_env"].help_text = (
+            "A key variable the operator allows: " + "; ".join(offered) if offered
+            else "This server allows no key variable: store the study's own key under Study keys and name it "
+            "in 'credential'."
+        )  # fmt: skip
 
     def clean(self):
         data = super().clean()

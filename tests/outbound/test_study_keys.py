@@ -258,3 +258,10 @@ def test_an_operators_team_key_serves_only_studies_run_by_that_team(
     StudyMembership.objects.create(study=study, user=other_researcher)
     assert "lab-a" in evaluator_check(evaluator)
     assert EvaluatorRun.objects.count() == 1
+
+
+def test_the_evaluator_form_names_the_allowed_variables_and_never_their_values(researcher, monkeypatch, settings):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-value")
+    settings.EVALUATOR_KEY_VARIABLES = "OPENAI_API_KEY=api.openai.com"
+    page = researcher_client(researcher).get(reverse("admin:evaluators_evaluator_add")).content.decode()
+    assert "OPENAI_API_KEY (for api.openai.com)" in page and "sk-operator-value" not in page

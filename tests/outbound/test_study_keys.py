@@ -260,7 +260,9 @@ def test_an_operators_team_key_serves_only_studies_run_by_that_team(
     assert EvaluatorRun.objects.count() == 1
 
 
-def test_the_evaluator_form_names_the_allowed_variables_and_never_their_values(researcher, monkeypatch, settings):
+def test_the_evaluator_form_names_the_allowed_variables_and_never_their_values(
+    study, researcher, monkeypatch, settings
+):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-operator-value")
     settings.EVALUATOR_KEY_VARIABLES = "OPENAI_API_KEY=api.openai.com"
     page = researcher_client(researcher).get(reverse("admin:evaluators_evaluator_add")).content.decode()

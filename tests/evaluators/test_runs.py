@@ -345,7 +345,7 @@ def test_calls_overlap_up_to_the_evaluator_s_concurrency_and_no_further(run_now)
     # can only let an overshooting run go unseen on a slow machine, never fail a correct one.
     study = make_span_study(documents=8, segments=1)
     in_flight, most, lock = [0], [0], threading.Lock()
-    three_held = threading.Event()
+    three_held, released = threading.Event(), threading.Event()
 
     def responder(body):
         with lock:
@@ -353,9 +353,11 @@ def test_calls_overlap_up_to_the_evaluator_s_concurrency_and_no_further(run_now)
             most[0] = max(most[0], in_flight[0])
             third = in_flight[0] == 3 and not three_held.is_set()
         if third:
-            time.sleep(0.2)
             three_held.set()
-        three_held.wait(timeout=HANG)
+            time.sleep(0.2)
+            released.set()
+        if not released.wait(timeout=HANG):
+            released.set()  # three never came: every call goes now, and the test fails below
         with lock:
             in_flight[0] -= 1
         return answer()

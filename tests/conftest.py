@@ -1,6 +1,37 @@
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from tests.factories import UserFactory
+
+
+class Clock:
+    """A clock the test moves by hand: it starts at the real time and stands still until `advance`."""
+
+    def __init__(self):
+        self.moment = timezone.now()
+
+    def now(self):
+        """The time as `django.utils.timezone.now` tells it."""
+        return self.moment
+
+    def time(self):
+        """The time as `time.time` tells it: seconds since the epoch."""
+        return self.moment.timestamp()
+
+    def advance(self, seconds):
+        self.moment += timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """Django's time, frozen: every `timezone.now()` the code asks for tells `clock.now()`, which moves
+    only when the test calls `clock.advance(seconds)`. A test that counts on time passing (or not)
+    between two requests then does not depend on how fast the machine is."""
+    frozen = Clock()
+    monkeypatch.setattr(timezone, "now", frozen.now)
+    return frozen
 
 
 @pytest.fixture

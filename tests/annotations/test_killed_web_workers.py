@@ -4,8 +4,8 @@ A worker's page keeps every save in its queue until the server acknowledges
 it, and sends it again with the same client id after an error (saves are
 idempotent by client id). Here a client does the same over real HTTP against
 gunicorn with two sync workers on the test database, while a second thread
-SIGKILLs a worker every few hundred milliseconds. PostgreSQL only: the
-server processes share the test database with the test (CI's PostgreSQL run).
+SIGKILLs a worker every fifty saves. PostgreSQL only: the server processes
+share the test database with the test (CI's PostgreSQL run).
 """
 
 import http.client
@@ -32,6 +32,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 ROOT = Path(settings.BASE_DIR)
 SAVES = 300
 KILLS = 6
+# Seconds that only bound a hang (a server that never comes back); never a speed.
+HANG = 60
 
 
 def free_port():
@@ -110,17 +112,25 @@ def test_no_acknowledged_save_is_lost_or_doubled_while_workers_are_killed(server
     client = Client(port, assignment.token)
     while client.request("GET", f"/task/{assignment.token}/annotate/") != 200:
         time.sleep(0.1)
-    done = threading.Event()
-    killed = []
+    progress = threading.Condition()
+    saved, finished, killed = [0], [False], []
 
     def killer():
+        # A kill after every SAVES / (KILLS + 1) acknowledged saves, so the kills fall among the
+        # saves however fast the machine; a short random pause lands some inside a request.
         rng = random.Random(4)
-        while not done.is_set() and len(killed) < KILLS:
-            time.sleep(rng.uniform(0.2, 0.5))
-            children = server_processes(process.pid)[1:]  # the workers, not the master
-            if children:
+        for kill in range(1, KILLS + 1):
+            with progress:
+                progress.wait_for(lambda kill=kill: finished[0] or saved[0] >= kill * SAVES // (KILLS + 1))
+                if finished[0]:
+                    return
+            time.sleep(rng.uniform(0, 0.02))
+            deadline = time.monotonic() + HANG
+            while not (children := server_processes(process.pid)[1:]) and time.monotonic() < deadline:
+                time.sleep(0.05)  # the master is replacing the workers killed last time
+            if children:  # the workers, not the master
                 os.kill(rng.choice(children), signal.SIGKILL)
-                killed.append(time.monotonic())
+                killed.append(saved[0])
 
     thread = threading.Thread(target=killer)
     thread.start()
@@ -128,9 +138,14 @@ def test_no_acknowledged_save_is_lost_or_doubled_while_workers_are_killed(server
         for number in range(SAVES):
             body = {"client_id": f"save-{number}", "category": "CharE", "segment": 0, "start": 0, "end": 3}
             client.save_until_acknowledged(dict(body, text="Tom"))
+            with progress:
+                saved[0] += 1
+                progress.notify_all()
     finally:
-        done.set()
+        with progress:
+            finished[0] = True
+            progress.notify_all()
         thread.join()
-    assert len(killed) >= 3, "the workers must have been killed during the saves"
+    assert len(killed) == KILLS, f"the workers must be killed during the saves (after saves {killed})"
     stored = list(ErrorAnnotation.objects.filter(assignment=assignment).values_list("client_id", flat=True))
     assert sorted(stored) == sorted(f"save-{number}" for number in range(SAVES))

@@ -6,7 +6,6 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import Assignment
@@ -52,7 +51,7 @@ def test_join_gives_blocks_k_workers_each_with_a_recorded_shuffle(client, likert
     assert b"no block left" in refused.content
 
 
-def test_ratings_are_checked_saved_and_submit_needs_all(client, likert):
+def test_ratings_are_checked_saved_and_submit_needs_all(client, likert, clock):
     assignment = block_assignment_create(
         study=likert, worker=Worker.objects.create(platform="link", external_id="w"), block="b1"
     )
@@ -89,13 +88,13 @@ def test_ratings_are_checked_saved_and_submit_needs_all(client, likert):
 
     retest = Assignment.objects.get(kind="retest")
     assert retest.block == "b1" and retest.worker == assignment.worker
-    assert timedelta(days=6, hours=23) < retest.available_from - timezone.now() <= timedelta(days=7)
+    assert retest.available_from == clock.now() + timedelta(days=7)
     early = post(client, "task-api-ratings", retest, {"document": first, "score": 2})
     assert early.status_code == 409 and "opens on" in early.json()["error"]
     assert (
         b"This second round opens on" in client.get(reverse("task-instructions", args=[retest.token])).content
     )
-    Assignment.objects.filter(pk=retest.pk).update(available_from=timezone.now() - timedelta(minutes=1))
+    clock.advance(7 * 24 * 3600)  # a week later
     assert post(client, "task-api-ratings", retest, {"document": first, "score": 2}).status_code == 200
 
 

@@ -52,7 +52,7 @@ def test_a_bad_status_change_is_a_400_that_says_why(world, client, body, field, 
     )
 
 
-def test_a_report_request_is_queued_then_the_running_one_is_answered(world, client):
+def test_a_report_request_is_queued_then_the_running_one_is_answered(world, client, clock):
     first = client.post(reverse("report-list"), {"study": world.study.pk}, format="json")
     assert first.status_code == 202
     report = first.json()

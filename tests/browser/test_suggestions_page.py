@@ -6,6 +6,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from annotations.models import Assignment
 from protocols.span.assistance.sources import SuggestedSpan, suggestions_replace
 from protocols.span.models import ErrorAnnotation, SuggestionDecision
 from tests.browser.task_page import make_task, open_task, select_words
@@ -18,6 +19,7 @@ CATEGORIES = [
     {"key": "LangE", "label": "Language", "shortcut": "l", "color": "#9ad0f5"},
 ]
 ASSISTED = {"assistance": {"share": 0.5, "seed": 1}}
+HANG_SECONDS = 30  # how long a save may take before the test calls it lost: bounds a hang, not a speed
 
 
 def assisted_task(arm="suggestions", **fields):
@@ -56,13 +58,22 @@ def decisions(assignment):
     }
 
 
+def eventually(page, condition):
+    """Whether `condition()` comes true within HANG_SECONDS (a hang bound, not a speed), asked
+    every tenth of a second while the page runs."""
+    for _ in range(HANG_SECONDS * 10):
+        if condition():
+            return True
+        page.wait_for_timeout(100)
+    return condition()
+
+
 def wait_saved(page, assignment, count):
     page.wait_for_function("() => !document.querySelector('.row-saving')")
-    for _ in range(50):
-        if SuggestionDecision.objects.filter(assignment=assignment).count() == count:
-            return
-        page.wait_for_timeout(100)
-    raise AssertionError(f"expected {count} decisions, found {decisions(assignment)}")
+    saved = eventually(
+        page, lambda: SuggestionDecision.objects.filter(assignment=assignment).count() == count
+    )
+    assert saved, f"expected {count} decisions, found {decisions(assignment)}"
 
 
 def test_accept_change_adjust_reject_with_the_mouse(page, live_server):
@@ -100,13 +111,7 @@ def test_accept_change_adjust_reject_with_the_mouse(page, live_server):
     wait_saved(page, assignment, 4)
     assert decisions(assignment)["Anna"][:2] == ("reject", None)
     assert not ErrorAnnotation.objects.filter(assignment=assignment, text="Anna").exists()
-    assignment.refresh_from_db()
-    for _ in range(50):
-        assignment.refresh_from_db()
-        if assignment.current_segment == 1:
-            break
-        page.wait_for_timeout(100)
-    assert assignment.current_segment == 1
+    assert eventually(page, lambda: Assignment.objects.get(pk=assignment.pk).current_segment == 1)
 
 
 def test_every_decision_by_keyboard_alone(page, live_server):

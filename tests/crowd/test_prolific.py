@@ -206,6 +206,30 @@ def test_pay_rule_bonuses_are_paid_once_however_often_send_is_pressed(study, res
     assert entry.response["setup"]["amount"] == 250 and entry.response["pay"] == {}
 
 
+def test_a_top_up_that_comes_to_a_fraction_of_a_cent_is_paid_rounded_half_up_to_the_cent(
+    researcher, client, server
+):
+    # 12.25 an hour for half an hour is 6.125, so 6.13 is fair; less the 5.00 reward: 1.13 to top up.
+    study = make_span_study(
+        documents=1, researcher=researcher, slug="top-up",
+        config={"pay": {"reward": 5.0, "currency": "GBP", "target_hourly": 12.25,
+                        "bonuses": {"top_up_to_target": True}}},
+    )  # fmt: skip
+    _, listing = made_listing(study, researcher, client)
+    worker = Worker.objects.create(platform="prolific", external_id="PID-1")
+    Assignment.objects.create(
+        study=study, document=study.documents.get(), worker=worker, status=Assignment.Status.SUBMITTED,
+        submitted_at=timezone.now(), active_seconds=1800,
+    )  # fmt: skip
+    server.add_submission(listing.external_id, "PID-1")
+
+    [(entry, _)] = bonuses.plan_bonuses(listing, user=researcher, client=client)
+    assert entry.amount == Decimal("1.13") and entry.reason == bonuses.TOP_UP_REASON
+    assert send([entry], researcher, client)["sent"] == 1
+    assert server.payments == [("PID-1", "1.13")]
+    assert LedgerEntry.objects.get(action="bonus").amount == Decimal("1.13")
+
+
 def test_a_failed_payment_keeps_prolifics_answer_and_can_be_sent_again(study, researcher, client, server):
     _, listing = made_listing(study, researcher, client)
     server.add_submission(listing.external_id, "PID-1")

@@ -37,7 +37,7 @@ def test_a_finished_report_delivered_again_is_not_computed_again(study, status):
     assert (report.attempts, report.finished_at) == (1, finished_at)
 
 
-def test_a_report_a_live_worker_is_computing_is_not_started_by_a_second_delivery(study):
+def test_a_report_a_live_worker_is_computing_is_not_started_by_a_second_delivery(study, clock):
     started = timezone.now() - timedelta(minutes=5)
     report = Report.objects.create(
         study=study, status=Report.Status.RUNNING, attempts=1, progress=0.4, started_at=started,

@@ -37,7 +37,7 @@ def test_a_requested_report_is_computed_after_commit(study, researcher, django_c
     assert report.result["annotators_per_document"] == 3
 
 
-def test_a_second_request_while_one_runs_returns_the_running_one(study):
+def test_a_second_request_while_one_runs_returns_the_running_one(study, clock):
     running = Report.objects.create(study=study, status=Report.Status.RUNNING, heartbeat_at=timezone.now())
     again, created = report_request(study=study)
     assert (again, created) == (running, False)
@@ -58,7 +58,9 @@ def test_a_failure_is_recorded_with_its_message(study, monkeypatch, django_captu
     assert report_request(study=study)[1] is True
 
 
-def test_a_report_left_running_by_a_dead_worker_is_sent_again(study, django_capture_on_commit_callbacks):
+def test_a_report_left_running_by_a_dead_worker_is_sent_again(
+    study, django_capture_on_commit_callbacks, clock
+):
     stuck = Report.objects.create(study=study, status=Report.Status.RUNNING, attempts=1,
                                   heartbeat_at=timezone.now() - timedelta(minutes=10))  # fmt: skip
     alive = Report.objects.create(study=study, kind="agreement-copy", status=Report.Status.RUNNING,

@@ -1,11 +1,13 @@
 """Split-half reliability over every split up to a million, then seeded random splits (METRICS.md)."""
 
+from dataclasses import fields
 from itertools import combinations
 
 import numpy as np
 import pytest
 
-from reports.metrics.ratings import all_splits, split_count, split_half_reliability
+from reports.metrics.pairwise import PairwiseStudy
+from reports.metrics.ratings import RatingStudy, all_splits, split_count, split_half_reliability
 from reports.metrics.ratings.split_half import DRAWS, MAX_EXHAUSTIVE
 
 
@@ -84,3 +86,21 @@ def test_the_exhaustive_limit_and_the_number_of_draws_can_be_set():
     assert (sampled["method"], sampled["splits"], sampled["exhaustive"]) == ("random", 30_000, False)
     every = _pearsons_by_combinations(sums, counts)
     assert sampled["pearson_mean"] == pytest.approx(every.mean(), abs=5 * sampled["mc_standard_error"])
+
+
+@pytest.mark.parametrize(
+    ("limit", "method", "splits"),
+    [(463, "all", 462), (462, "all", 462), (461, "random", 500)],  # 12 blocks have 462 splits
+)
+def test_every_split_is_used_up_to_and_at_the_limit_and_random_ones_are_drawn_past_it(limit, method, splits):
+    sums, counts = _design(12, 5, seed=11)
+    shr, _ = split_half_reliability(sums, counts, splits=limit, draws=500, seed=2)
+    assert (shr["method"], shr["exhaustive"], shr["splits"]) == (method, method == "all", splits)
+    if method == "all":
+        assert shr["pearson_mean"] == pytest.approx(_pearsons_by_combinations(sums, counts).mean(), abs=1e-12)
+
+
+def test_the_limit_is_a_million_splits_for_every_study_as_metrics_md_says():
+    assert MAX_EXHAUSTIVE == 1_000_000
+    for study in (RatingStudy, PairwiseStudy):
+        assert next(f.default for f in fields(study) if f.name == "splits") == MAX_EXHAUSTIVE

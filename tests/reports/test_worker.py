@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.urls import reverse
 
 from bundles.services import study_import_bundle
 from falte_site.celery import app as celery_app
+from protocols.span.models import ErrorAnnotation
 from reports.models import Report, ReportPart
 from reports.study_report import study_report_data
 from tests.reports.span_bundle import write_span_bundle
@@ -61,6 +62,28 @@ def stop(worker, sig=signal.SIGTERM):
     if worker.poll() is None:
         os.killpg(worker.pid, sig)
         worker.wait(timeout=30)
+
+
+class Held:
+    """A lock taken in a transaction of a connection of its own and kept until `release()`: a worker
+    that needs what it locks waits there, so a test can kill it at a known point however fast it is."""
+
+    def __init__(self, sql, params=()):
+        self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
+        self.connection.set_autocommit(False)
+        with self.connection.cursor() as cursor:
+            cursor.execute(sql, params)
+
+    def release(self):
+        if self.connection is not None:
+            self.connection.rollback()
+            self.connection.close()
+            self.connection = None
+
+
+def spans_held():
+    """The span table locked against reads too: a report job stops at its first read of the spans."""
+    return Held(f"LOCK TABLE {ErrorAnnotation._meta.db_table} IN ACCESS EXCLUSIVE MODE")
 
 
 def wait_for(predicate, timeout, step=0.05):
@@ -117,12 +140,14 @@ def test_a_worker_killed_mid_job_does_not_leave_the_report_stuck(
     bundle = write_span_bundle(tmp_path, slug="killed", documents=300, segments=20, spans=12)
     study = study_import_bundle(directory=bundle, user=researcher).study
     client.force_login(researcher)
+    spans = spans_held()  # the job starts, then waits at the spans: killed mid-job, however fast it is
     first = start_worker(broker_queue)
     try:
         report = request_report(client, study)
         assert wait_for(lambda: Report.objects.get(pk=report.pk).status == Report.Status.RUNNING, timeout=90)
     finally:
         stop(first, signal.SIGKILL)  # the whole worker, main process and child, mid-job
+        spans.release()
     assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
 
     finish_on_a_second_worker(client, report, broker_queue)
@@ -161,16 +186,25 @@ def test_a_worker_killed_among_the_parts_does_not_leave_the_report_stuck(
     study = study_import_bundle(directory=bundle, user=researcher).study
     expected = study_report_data(study)
     client.force_login(researcher)
+    # Killed once every part but the last is stored: the parts wait at the spans until the last
+    # part's row is locked too, then run in order until the last waits to store its statistics.
+    spans, last_part = spans_held(), None
     first = start_worker(broker_queue, REPORT_PART_DOCUMENTS="4")
     try:
         report = request_report(client, study)
-        # Killed once some parts are stored and others are still to do.
-        assert wait_for(
-            lambda: ReportPart.objects.filter(report=report, tallies__isnull=False).exists(), timeout=90
-        )
+        assert wait_for(lambda: ReportPart.objects.filter(report=report).exists(), timeout=90)
+        parts = ReportPart.objects.filter(report=report)
+        last = parts.order_by("number").last()
+        last_part = Held("SELECT 1 FROM reports_reportpart WHERE id = %s FOR UPDATE", [last.pk])
+        spans.release()
+        assert wait_for(lambda: parts.filter(tallies__isnull=False).count() == parts.count() - 1, timeout=90)
     finally:
         stop(first, signal.SIGKILL)
+        spans.release()
+        if last_part is not None:
+            last_part.release()
     assert Report.objects.get(pk=report.pk).status == Report.Status.RUNNING
+    assert not ReportPart.objects.get(pk=last.pk).tallies
 
     finish_on_a_second_worker(client, report, broker_queue, REPORT_PART_DOCUMENTS="4")
     report.refresh_from_db()

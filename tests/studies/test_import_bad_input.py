@@ -421,10 +421,9 @@ def test_admin_add_documents_lists_the_problem_and_adds_nothing(client, research
     assert (Document.objects.count(), Segment.objects.count()) == before
 
 
-def test_repeated_yaml_aliases_are_refused_quickly(tmp_path):
-    """A few hundred bytes of nested aliases stand for 10**12 values: refused, not walked."""
-    import time
-
+def test_repeated_yaml_aliases_are_refused_not_walked(tmp_path):
+    """A few hundred bytes of nested aliases stand for 10**12 values: refused once the walk has
+    counted more values than any document holds, long before the end."""
     bomb = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
     for level in "bcdefghijkl":
         previous = chr(ord(level) - 1)
@@ -433,8 +432,6 @@ def test_repeated_yaml_aliases_are_refused_quickly(tmp_path):
     text = yaml.safe_dump(study_yaml(), sort_keys=False) + "config:\n  " + "\n  ".join(bomb) + "\n"
     directory = write_bundle(tmp_path)
     (directory / "study.yaml").write_text(text)
-    started = time.process_time()
     problems = import_problems(directory)
     assert any("more than 2,000,000 values" in problem for problem in problems), problems
-    assert time.process_time() - started < 30
     assert_nothing_written()

@@ -45,6 +45,8 @@ class EvaluatorForm(forms.ModelForm):
         offered = [
             f"{name} (for {variable.hosts_text()})" for name, variable in sorted(key_variables().items())
         ]
+        if "api_key_env" not in self.fields:
+            return  # a read-only view of the evaluator
         self.fields["api_key_env"].help_text = (
             "A key variable the operator allows: " + "; ".join(offered) if offered
             else "This server allows no key variable: store the study's own key under Study keys and name it "

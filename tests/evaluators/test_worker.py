@@ -52,7 +52,10 @@ def test_a_killed_worker_s_run_resumes_without_calling_again_for_finished_docume
         evaluator = Evaluator.objects.create(
             study=study, key="slow-llm", kind="llm", base_url=server.base_url, model="m", concurrency=2
         )
-        first = start_worker(broker_queue, EVALUATOR_STALE_SECONDS="3")
+        # The workers run with the operator's settings: the local model server is allowed there.
+        first = start_worker(
+            broker_queue, EVALUATOR_STALE_SECONDS="3", OUTBOUND_ALLOWED_HOSTS=f"127.0.0.1:{server.port}"
+        )
         try:
             client.post(
                 reverse("admin:evaluators_evaluator_changelist"),
@@ -74,7 +77,9 @@ def test_a_killed_worker_s_run_resumes_without_calling_again_for_finished_docume
         calls_before = server.calls
         assert calls_before == ANSWERED_BEFORE_THE_KILL + 2
 
-        second = start_worker(broker_queue, EVALUATOR_STALE_SECONDS="3")
+        second = start_worker(
+            broker_queue, EVALUATOR_STALE_SECONDS="3", OUTBOUND_ALLOWED_HOSTS=f"127.0.0.1:{server.port}"
+        )
         try:
             # The worker's start and the researcher's open run page send the stale run again.
             def done():

@@ -289,6 +289,24 @@ CELERY_BEAT_SCHEDULE = {
 }
 CELERY_ACCEPT_CONTENT = ["json"]
 
+# The API's rate limits (api/throttling.py) count in the default cache, so it must be one
+# that every web process shares: a cache in each process's memory lets each gunicorn worker
+# count on its own. CACHE_URL if given; else the Celery broker's Redis, under a key prefix
+# of its own; else the database, in a table made by `migrate` (api/migrations). Nothing but
+# the API's throttles uses it (docs/deployment.md, "The cache"; docs/decisions.md).
+if env.str("CACHE_URL", default=""):
+    CACHES = {"default": env.cache("CACHE_URL")}
+elif urlsplit(CELERY_BROKER_URL).scheme in ("redis", "rediss"):
+    CACHES = {
+        "default": {
+            "BACKEND": "api.cache.BrokerRedisCache",
+            "LOCATION": CELERY_BROKER_URL,
+            "KEY_PREFIX": "falte-cache",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": "api_cache"}}
+
 CSRF_FAILURE_VIEW = "falte_site.views.csrf_failure"
 
 # The task page reports active time this often (seconds).
@@ -330,9 +348,6 @@ AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "api.throttling.client_address"
 AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
 
-# Shared by every process: the API's rate-limit counters live here. The default
-# is per process; several web processes need one store, e.g. redis://host:6379/1.
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 if not DEBUG:
     SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=True)
     CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=True)

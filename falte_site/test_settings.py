@@ -43,6 +43,11 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": dict.fromkeys(REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "100000/minute"),  # noqa: F405
 }
 
+# The cache stays the production default (the database here, the broker's Redis in CI's
+# Redis run), so the rate limits count in the suite where they count in production; the
+# suite is no slower for it (docs/decisions.md, "The rate limits count in the database on
+# the embedded default").
+
 # No collectstatic before the tests: `{% static %}` gives plain names and WhiteNoise
 # reads the apps' static directories. tests/test_static_files.py runs collectstatic
 # with the production storage into a temporary directory.

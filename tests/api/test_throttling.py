@@ -6,9 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 
 import pytest
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 from rest_framework.authtoken.models import Token
@@ -25,18 +25,20 @@ NEIGHBOUR = "198.51.100.23"
 
 @pytest.fixture
 def rates(monkeypatch, clock):
-    """Run with the production rates (the test settings raise them), on an empty cache, with the
-    throttles' timer on the test's clock: every request of a test falls in one window however
-    slow the machine, and the window passes only when the test advances the clock.
+    """Run with the production rates (the test settings raise them), on counts of the test's own,
+    with the throttles' timer on the test's clock: every request of a test falls in one window
+    however slow the machine, and the window passes only when the test advances the clock.
 
     DRF binds the rates to its throttle classes when it imports them, so they
-    are swapped there."""
+    are swapped there. The counts get keys that no other test uses, rather than
+    a cleared cache: on Redis the cache is shared with other test runs."""
     production = dict(production_settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"])
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", production)
     monkeypatch.setattr(SimpleRateThrottle, "timer", staticmethod(clock.time))
-    cache.clear()
-    yield production
-    cache.clear()
+    monkeypatch.setattr(
+        SimpleRateThrottle, "cache_format", f"throttle_{uuid.uuid4().hex}_%(scope)s_%(ident)s"
+    )
+    return production
 
 
 def allowed(rate):

@@ -120,6 +120,15 @@ def in_readable_studies(queryset, user, study_path="study"):
     return queryset.filter(**{f"{study_path}__in": readable_study_ids(user)})
 
 
+def readable_rows(queryset, user, study_path="study"):
+    """`queryset`'s rows `user` may read under its model's rule: of a study they read, or, where
+    the rule says read="managers" (e.g. study keys), of a study they manage."""
+    rows = in_readable_studies(queryset, user, study_path)
+    if rule_for(queryset.model).read == "managers" and user is not None and user.is_authenticated:
+        rows = rows.filter(managed_condition(user, study_path))
+    return rows
+
+
 def managed_condition(user, study_path="study"):
     """A Q() of the rows (study at `study_path`) that `user` manages."""
     if user.is_superuser:

@@ -141,26 +141,21 @@ def bench_bombs():
     print("3. template bombs")
     print(f"   three loops over a 100-character text: refused when saved in {cpu * 1000:.2f} ms CPU: "
           f"{prompts.check_template(three)}")  # fmt: skip
-    source = "a" * 100_000
-    two = "{% for a in document.source %}{{ document.source }}{% endfor %}"
-    context = {"document": {"source": source}, "segments": [], "categories": []}
-    started = time.process_time()
-    try:
-        prompts.render_messages(two, context)
-    except prompts.PromptError as error:
-        stopped = error
-    cpu = time.process_time() - started
-    print(
-        f"   a loop writing a 100,000-character text per step: stopped after {cpu * 1000:.1f} ms CPU: {stopped}"
-    )
+    context = {"document": {"source": "a" * 100_000}, "segments": [], "categories": []}
+    loop = "{% for a in document.source %}{{ document.source }}{% endfor %}"
+    print(f"   a loop writing a 100,000-character text per step: {_stopped(loop, context)}")
     empty = "{% for a in document.source %}{% for b in document.source %}{% endfor %}{% endfor %}"
+    print(f"   two empty loops over it (10^10 steps): {_stopped(empty, context)}")
+
+
+def _stopped(template, context):
+    """How much CPU time rendering `template` took until the limits stopped it, and why."""
     started = time.process_time()
     try:
-        prompts.render_messages(empty, context)
+        prompts.render_messages(template, context)
     except prompts.PromptError as error:
-        stopped = error
-    cpu = time.process_time() - started
-    print(f"   two empty loops over it (10^10 steps): stopped after {cpu * 1000:.1f} ms CPU: {stopped}")
+        return f"stopped after {(time.process_time() - started) * 1000:.1f} ms CPU: {error}"
+    return "not stopped"
 
 
 def main():

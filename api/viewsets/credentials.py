@@ -89,14 +89,9 @@ class StudyCredentialViewSet(
     http_method_names = ["get", "post", "put", "delete", "head", "options"]
 
     def get_queryset(self):
-        # Who only reads a study (an analyst) does not even see which keys it has.
+        # Who only reads a study (an analyst) does not even see which keys it has (the policy's rule).
         rows = StudyCredential.objects.select_related("study").order_by("study_id", "name")
-        rows = policy.in_readable_studies(rows, self.request.user)
-        return (
-            rows.filter(policy.managed_condition(self.request.user))
-            if self.request.user.is_authenticated
-            else rows
-        )
+        return policy.readable_rows(rows, self.request.user)
 
     def get_permissions(self):
         if self.action in ("create", "update", "destroy"):

@@ -85,11 +85,7 @@ class StudyScopedAdmin(admin.ModelAdmin):
     # --- reads ---
 
     def get_queryset(self, request):
-        queryset = super().get_queryset(request)
-        queryset = policy.in_readable_studies(queryset, request.user, self.study_path)
-        if self.rule.read == "managers":  # e.g. study keys: not even listed to who only reads the study
-            queryset = queryset.filter(policy.managed_condition(request.user, self.study_path))
-        return queryset
+        return policy.readable_rows(super().get_queryset(request), request.user, self.study_path)
 
     def get_object(self, request, object_id, from_field=None):
         obj = super().get_object(request, object_id, from_field)

@@ -24,12 +24,21 @@ class CrowdExtension(Extension):
     config_options = {"pay": check_pay, "mturk": check_mturk}
     report_key = "workforce"
     report_template = "crowd/report_section.html"
+    console_links = (
+        ("run", "List the study on Prolific or Mechanical Turk", "admin:crowd_listing_create", "changelist"),
+        ("run", "Crowd listings of the study", "admin:crowd_listing_changelist", "changelist"),
+        ("run", "Workforce and pay: time, pay per hour, bonuses", "admin:crowd_workforce", "study"),
+        ("pilot", "Workforce and pay of the pilot", "admin:crowd_workforce", "study"),
+    )
 
     def report(self, study, progress):
         return workforce.workforce_report(study)
 
     def report_context(self, result):
         return workforce.report_context(result)
+
+    def study_summary(self, study, result):
+        return workforce.pay_summary(study, (result or {}).get(self.report_key))
 
 
 EXTENSION = CrowdExtension()

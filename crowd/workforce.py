@@ -236,3 +236,27 @@ def charts_of(workforce):
             title="Median active minutes per assignment",
         ),
     ]  # fmt: skip
+
+
+def pay_summary(study, part):
+    """[(label, text)] of the study's pay against its target, for the console's home: from the
+    latest report's `workforce` part (no report: the target alone)."""
+    pay = pay_of(study)
+    if pay.reward is None and pay.target_hourly is None:
+        return []
+    target = (
+        f"{pay.target_hourly} {pay.currency}/h target"
+        if pay.target_hourly is not None
+        else "no hourly target"
+    )
+    figures = (part or {}).get("study") or {}
+    rate = figures.get("effective_hourly")
+    if rate is None:
+        return [("pay", f"{target}; nothing paid yet")]
+    flag = " (under target)" if figures.get("under_target") else ""
+    return [
+        (
+            "pay",
+            f"{rate:.2f} {pay.currency}/h of {target}{flag}; {figures.get('paid', 0):.2f} {pay.currency} paid",
+        )
+    ]

@@ -24,6 +24,11 @@ class EvaluatorsExtension(Extension):
     }
     researcher_models = ("evaluators.evaluator", "evaluators.evaluatorrun", "evaluators.evaluatorresult")
     api_routes = (("evaluator-runs", "evaluators.api.EvaluatorRunViewSet", "evaluatorrun"),)
+    console_links = (
+        ("design", "Automatic evaluators (LLM endpoints, detectors, imported predictions)",
+         "admin:evaluators_evaluator_changelist", "changelist"),
+        ("analyse", "Evaluator runs and their cost", "admin:evaluators_evaluatorrun_changelist", "changelist"),
+    )  # fmt: skip
     study_yaml_key = "evaluators"
     report_key = "evaluator_comparison"
     report_template = "evaluators/report_section.html"

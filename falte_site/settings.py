@@ -75,6 +75,8 @@ INSTALLED_APPS = [
     "crowd",
     # Other tools' annotation files in and out (docs/interop.md).
     "interop",
+    # The researcher console over the admin (docs/console.md).
+    "console",
 ]
 
 MIDDLEWARE = [

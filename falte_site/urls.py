@@ -3,6 +3,7 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("console/", include("console.urls")),
     path("", include("annotations.urls")),
     path("", include("qualification.urls")),
     path("api/exports/", include("exports.urls")),

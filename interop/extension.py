@@ -13,6 +13,14 @@ class InteropExtension(Extension):
             "Import annotations (Label Studio, doccano, ...)",
         ),
     )
+    console_links = (
+        (
+            "design",
+            "Import another tool's annotations as a new study",
+            "admin:studies_study_import_annotations",
+            "changelist",
+        ),
+    )
 
 
 EXTENSION = InteropExtension()

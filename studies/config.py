@@ -125,6 +125,23 @@ def unknown(mapping, known, path):
     ]
 
 
+SETUP_STEPS = ("documents", "categories", "annotators", "preview")
+
+
+def setup_record(value, path):
+    """The console's `setup`: {"done": [steps], "step": str, "qualification": bool, "launched": bool}."""
+    if not isinstance(value, dict):
+        return [ConfigProblem(path, "must be a mapping")]
+    problems = unknown(value, ("done", "step", "qualification", "launched"), path)
+    done = value.get("done", [])
+    if not isinstance(done, list) or any(step not in SETUP_STEPS for step in done):
+        problems.append(ConfigProblem((*path, "done"), f"must be a list of {', '.join(SETUP_STEPS)}"))
+    for name in ("qualification", "launched"):
+        if name in value and not isinstance(value[name], bool):
+            problems.append(ConfigProblem((*path, name), "must be true or false"))
+    return problems
+
+
 def simple(check):
     def nested(value, path):
         message = check(value)
@@ -146,6 +163,9 @@ OPTIONS = {
     "release_after_minutes": Option(ALL, simple(lambda v: whole(v, 1, 525_600))),
     "prolific_completion_url": Option(ALL, simple(url)),
     "workers": Option(ALL, worker_rules),
+    # The researcher console's record of the new-study flow, and the study's stage (console/).
+    "setup": Option(ALL, lambda v, path: setup_record(v, path)),
+    "stage": Option(ALL, simple(lambda v: None if v in ("pilot", "main") else "must be 'pilot' or 'main'")),
     "retest_after_days": Option(BLOCKS, simple(lambda v: whole(v, 0, 3650))),
     "announce_retest": Option(BLOCKS, simple(flag)),
     "seed": Option(BLOCKS, simple(lambda v: whole(v, 0, 2**63 - 1))),

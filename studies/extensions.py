@@ -27,6 +27,10 @@ class Extension:
     # studies: (route under admin/studies/study/, dotted path of a view(model_admin, request), URL name
     # (without "admin:"), link text).
     study_admin_imports = ()
+    # The researcher console's links to the extension's tools for a study, per workflow tab:
+    # (tab: "design" | "pilot" | "run" | "analyse" | "publish", link text, URL name, "study" or
+    # "changelist": the URL takes the study's id, or is a changelist filtered to the study).
+    console_links = ()
 
     def study_yaml_check(self, value, spec, problems, name, line):
         """Check the value of `study_yaml_key` (spec: the checked StudySpec, or None); return what
@@ -47,6 +51,11 @@ class Extension:
     def report_context(self, result):
         """Template context of the report page's section from the whole report JSON, or None."""
         return None
+
+    def study_summary(self, study, result):
+        """[(label, text)] the researcher console shows for `study` on its home page, from its latest
+        finished report's JSON `result` (None: no report yet); [] for nothing."""
+        return []
 
     def __repr__(self):
         return f"<Extension {self.key}>"

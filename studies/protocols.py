@@ -150,6 +150,16 @@ class Protocol:
         """Template context of report_template from a finished report's JSON (None: nothing to show)."""
         return {}
 
+    def report_headline(self, result):
+        """The one agreement figure the researcher console shows for a finished report: a dict
+        {"label": "what it is, in words", "value": float or None, "reason": why None} or None."""
+        return None
+
+    def publish_tables(self, result):
+        """The report's main tables for a paper (reports/publish.py writes them as LaTeX and CSV):
+        [reports.publish.Table], or [] when the protocol has none."""
+        return []
+
     def export_columns(self, study):
         """The annotation table's columns (exports/rows.py adds the identity columns)."""
         return []

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from accounts.policy import ModelRule
 from studies.protocols import Protocol
 
-from . import blocks, bundle, config, exports, report, report_page, selectors, services
+from . import blocks, bundle, config, exports, publish, report, report_page, selectors, services
 from .keys import PAIRWISE
 
 
@@ -52,6 +52,12 @@ class PairwiseProtocol(Protocol):
 
     def report_context(self, result):
         return report_page.pairwise_report_context(result)
+
+    def report_headline(self, result):
+        return publish.pairwise_headline(result)
+
+    def publish_tables(self, result):
+        return publish.pairwise_tables(result)
 
     def export_columns(self, study):
         return exports.COLUMNS

@@ -7,7 +7,7 @@ from accounts.policy import ModelRule
 from reports.metrics.ratings import rating_report
 from studies.protocols import Protocol
 
-from . import blocks, bundle, config, exports, report, report_page, selectors, services
+from . import blocks, bundle, config, exports, publish, report, report_page, selectors, services
 from .keys import BWS, LIKERT
 
 
@@ -45,6 +45,12 @@ class RatingProtocol(Protocol):
 
     def report_context(self, result):
         return report_page.rating_report_context(result)
+
+    def report_headline(self, result):
+        return publish.rating_headline(result)
+
+    def publish_tables(self, result):
+        return publish.rating_tables(result)
 
 
 class LikertProtocol(RatingProtocol):

@@ -6,7 +6,7 @@ from django.shortcuts import render
 from accounts.policy import ModelRule
 from studies.protocols import Protocol
 
-from . import bundle, config, exports, report, report_page, selectors, services
+from . import bundle, config, exports, publish, report, report_page, selectors, services
 
 
 class ReviewProtocol(Protocol):
@@ -44,6 +44,12 @@ class ReviewProtocol(Protocol):
 
     def report_context(self, result):
         return report_page.review_report_context(result)
+
+    def report_headline(self, result):
+        return publish.review_headline(result)
+
+    def publish_tables(self, result):
+        return publish.review_tables(result)
 
     def export_columns(self, study):
         return exports.review_columns(study)

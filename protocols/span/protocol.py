@@ -10,7 +10,18 @@ from reports.metrics.spans import annotators, span_report
 from studies.models import Segment
 from studies.protocols import Protocol
 
-from . import bundle, config, document_questions, exports, feedback, report, report_page, scoring, selectors
+from . import (
+    bundle,
+    config,
+    document_questions,
+    exports,
+    feedback,
+    publish,
+    report,
+    report_page,
+    scoring,
+    selectors,
+)
 from .assistance.design import arm_design
 from .assistance.report import assistance_for
 from .assistance.suggestions import undecided_before
@@ -118,6 +129,12 @@ class SpanProtocol(Protocol):
 
     def report_context(self, result):
         return report_page.span_report_context(result)
+
+    def report_headline(self, result):
+        return publish.span_headline(result)
+
+    def publish_tables(self, result):
+        return publish.span_tables(result)
 
     annotator_agreement_rule = annotators.RULE
 

@@ -1,0 +1,240 @@
+"""Writes of the researcher console's new-study flow: a draft study, its documents, its taxonomy or
+scale, who annotates it, a preview as a worker, and the launch. Each is one transaction."""
+
+import tempfile
+from pathlib import Path
+
+from django.db import transaction
+from django.utils.text import slugify
+
+from accounts.models import StudyMembership, Worker
+from annotations.models import Assignment
+from annotations.services.planning import assignments_generate
+from bundles.problems import BundleInvalid, Problem
+from bundles.services import study_add_documents
+from studies import protocols
+from studies.models import Category, Document, Study, Taxonomy
+
+from . import documents as document_files
+from .taxonomies import assign_looks, library
+
+PREVIEW_PREFIX = "preview-"
+
+
+class SetupRefused(ValueError):
+    """A step of the flow cannot be done as asked; the message says why."""
+
+
+def _free_slug(title):
+    base = slugify(title)[:56] or "study"
+    slug, number = base, 2
+    while Study.objects.filter(slug=slug).exists():
+        slug, number = f"{base}-{number}", number + 1
+    return slug
+
+
+@transaction.atomic
+def study_create(*, title, protocol, user):
+    """A draft study of `protocol` run by `user` (its researcher)."""
+    study = Study.objects.create(
+        title=title, slug=_free_slug(title), protocol=protocol, status=Study.Status.DRAFT,
+        config={"setup": {"step": "documents"}},
+    )  # fmt: skip
+    StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
+    return study
+
+
+def _step_done(study, step):
+    setup = dict(study.config.get("setup") or {})
+    done = [*setup.get("done", [])]
+    if step not in done:
+        done.append(step)
+    study.config = {**study.config, "setup": {**setup, "done": done}}
+    study.save(update_fields=["config"])
+
+
+def setup_done(study):
+    """The flow's steps this study has done ("documents", "categories", "annotators", "preview")."""
+    return list((study.config.get("setup") or {}).get("done", []))
+
+
+def study_add_document_text(*, study, text="", uploads=()):
+    """Add documents from pasted text and/or uploaded files [(name, bytes)]; all or nothing.
+
+    BundleInvalid names file, line and problem; returns the number of documents and segments added.
+    """
+    blocks = protocols.of(study).works_on == "block"
+    added_documents = added_segments = 0
+    with transaction.atomic(), tempfile.TemporaryDirectory(prefix="console-documents-") as directory:
+        pieces = []
+        if text.strip():
+            pieces.append(("pasted text", document_files.documents_from_text(text, prefix="text")))
+        for name, data in uploads:
+            found = document_files.uploaded_documents(name, data)
+            if found is None:  # the bundle's own format: read by the bundle import as it is
+                path = Path(directory) / (f"upload{len(pieces)}" + Path(name).suffix.lower())
+                path.write_bytes(data)
+                pieces.append((name, path))
+            else:
+                pieces.append((name, found))
+        if not pieces:
+            raise BundleInvalid([Problem("documents", 0, "paste the texts or choose a file")])
+        for number, (name, found) in enumerate(pieces):
+            if isinstance(found, Path):
+                result = study_add_documents(study=study, path=found, name=name)
+            else:
+                if not found:
+                    raise BundleInvalid([Problem(name, 0, "no text in it")])
+                if blocks:  # a rating study hands out blocks: without one, every document is in block 1
+                    for _, document in found:
+                        document.setdefault("block", "1")
+                path = Path(directory) / f"documents{number}.jsonl"
+                lines = document_files.write_jsonl(found, path)
+                try:
+                    result = study_add_documents(study=study, path=path, name="documents.jsonl")
+                except BundleInvalid as invalid:
+                    raise document_files.placed(invalid, name, lines) from None
+            added_documents, added_segments = (
+                added_documents + result.documents,
+                added_segments + result.segments,
+            )
+        _step_done(study, "documents")
+    return added_documents, added_segments
+
+
+def _taxonomy_with(spec, *, slug, user):
+    taxonomy = Taxonomy.objects.create(
+        slug=slug, name=spec["name"], version=str(spec.get("version", "1")),
+        description=spec.get("description", ""), created_by=user,
+    )  # fmt: skip
+    specs = assign_looks([dict(category) for category in spec["categories"]])
+    Category.objects.bulk_create(
+        Category(
+            taxonomy=taxonomy, key=c["key"], label=c["label"], description=c.get("description", ""),
+            kind=c.get("kind", Category.Kind.SINGLETON), group=c.get("group", ""), color=c["color"],
+            shortcut=c.get("shortcut", ""), whole_sentence=bool(c.get("whole_sentence")), order=number,
+        )
+        for number, c in enumerate(specs, start=1)
+    )  # fmt: skip
+    return taxonomy
+
+
+@transaction.atomic
+def study_set_taxonomy(*, study, user, library_slug=None, categories=None, name=None):
+    """Give `study` a taxonomy: a shipped one (shared by the studies that use it, never changed), or
+    the categories written in place (a taxonomy of the study's own)."""
+    if library_slug:
+        spec = library().get(library_slug)
+        if spec is None:
+            raise SetupRefused(f"no taxonomy '{library_slug}' in the library")
+        version = str(spec.get("version", "1"))
+        taxonomy = Taxonomy.objects.filter(slug=spec["slug"], version=version).first()
+        if taxonomy is None:
+            taxonomy = _taxonomy_with(spec, slug=spec["slug"], user=user)
+    else:
+        if not categories:
+            raise SetupRefused("write at least one category, one a line")
+        spec = {"name": name or f"Categories of {study.title}", "categories": categories}
+        slug, number = f"{study.slug}-categories"[:60], 2
+        while Taxonomy.objects.filter(slug=slug).exists():
+            slug, number = f"{study.slug}-categories-{number}"[:64], number + 1
+        taxonomy = _taxonomy_with(spec, slug=slug, user=user)
+    study.taxonomy = taxonomy
+    study.save(update_fields=["taxonomy"])
+    _step_done(study, "categories")
+    return taxonomy
+
+
+@transaction.atomic
+def study_set_scale(*, study, config):
+    """A rating study's scale (Likert), tuple size (BWS) or nothing (pairwise), merged into its config."""
+    study.config = {**study.config, **config}
+    study.save(update_fields=["config"])
+    _step_done(study, "categories")
+
+
+@transaction.atomic
+def study_set_work(*, study, annotators_per_document, max_documents_per_worker, instructions, qualification):
+    study.annotators_per_document = annotators_per_document
+    study.max_documents_per_worker = max_documents_per_worker
+    study.instructions = instructions
+    setup = dict(study.config.get("setup") or {})
+    study.config = {**study.config, "setup": {**setup, "qualification": bool(qualification)}}
+    study.save(
+        update_fields=["annotators_per_document", "max_documents_per_worker", "instructions", "config"]
+    )
+    _step_done(study, "annotators")
+
+
+def preview_worker(user):
+    worker, _ = Worker.objects.get_or_create(
+        platform=Worker.Platform.LINK, external_id=f"{PREVIEW_PREFIX}{user.get_username()}"[:255]
+    )
+    return worker
+
+
+@transaction.atomic
+def study_preview(*, study, user):
+    """The researcher's own task on the study's first main document, to see the page as a worker does.
+
+    Only a draft is previewed: the preview's work is deleted when the study is launched."""
+    if study.status != Study.Status.DRAFT:
+        raise SetupRefused("only a draft is previewed; a launched study is tried with a task link of its own")
+    document = (
+        Document.objects.filter(study=study, kind=Document.Kind.MAIN, segments__isnull=False)
+        .order_by("position", "pk")
+        .first()
+    )
+    if document is None:
+        raise SetupRefused("add documents first: there is nothing to preview")
+    assignment, _ = Assignment.objects.get_or_create(
+        study=study, document=document, worker=preview_worker(user), kind=Assignment.Kind.MAIN
+    )
+    _step_done(study, "preview")
+    return assignment
+
+
+def setup_problems(study):
+    """What the study still needs before it can be launched, in words (empty: ready)."""
+    problems = []
+    if not study.documents.filter(kind=Document.Kind.MAIN).exists():
+        problems.append("add documents")
+    if protocols.of(study).needs_taxonomy and not study.taxonomy_id:
+        problems.append("choose its categories")
+    return problems
+
+
+@transaction.atomic
+def study_launch(*, study, user, workers=(), pilot=True):
+    """Open the study, for a pilot or the main run: the preview tasks go, and named workers (if any)
+    get their task links.
+
+    Returns the AssignmentPlan of the named workers' assignments, or None for none."""
+    problems = setup_problems(study)
+    if problems:
+        raise SetupRefused("before launching, " + " and ".join(problems))
+    Assignment.objects.filter(study=study, worker__external_id__startswith=PREVIEW_PREFIX).delete()
+    study.status = Study.Status.OPEN
+    setup = dict(study.config.get("setup") or {})
+    study.config = {
+        **study.config,
+        "setup": {**setup, "launched": True},
+        "stage": "pilot" if pilot else "main",
+    }
+    study.save(update_fields=["status", "config"])
+    if workers:
+        return assignments_generate(study=study, worker_ids=list(workers))
+    return None
+
+
+@transaction.atomic
+def study_set_stage(*, study, stage):
+    """Mark a running study as piloting or running (its config's `stage`), or close it (finished)."""
+    if stage == "finished":
+        study.status = Study.Status.CLOSED
+    elif stage in ("piloting", "running"):
+        study.status = Study.Status.OPEN
+        study.config = {**study.config, "stage": "pilot" if stage == "piloting" else "main"}
+    else:
+        raise SetupRefused(f"no stage '{stage}'")
+    study.save(update_fields=["status", "config"])

@@ -230,10 +230,11 @@ def charts_of(workforce):
         charts.bar_chart(
             [(line["annotator"], line["effective_hourly"]) for line in lines], title=title,
             high=max([target or 0, *(line["effective_hourly"] or 0 for line in lines)]) or None,
+            axis_label=f"{currency} per hour of active time".strip(), digits=2,
         ),
         charts.bar_chart(
             [(line["annotator"], line["median_active_minutes"]) for line in lines],
-            title="Median active minutes per assignment",
+            title="Median active minutes per assignment", axis_label="minutes", digits=1,
         ),
     ]  # fmt: skip
 

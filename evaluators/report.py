@@ -18,6 +18,12 @@ from .models import EvaluatorResult
 from .review import reviewed_precision
 
 REFERENCE_NAMES = ("union", "two_agree", "gold")
+# The references in the report's words (docs/evaluators.md, "Read the report").
+REFERENCE_LABELS = {
+    "union": "any annotator marked it",
+    "two_agree": "two annotators agree",
+    "gold": "expert gold",
+}
 SEED = 0
 RESAMPLES = 1000
 
@@ -112,6 +118,7 @@ def comparison_context(result):
         ],
         evaluators,
         title="Token-level F1 against the union of the annotators, by category and evaluator",
+        axis_label="token-level F1 (0 to 1)",
     )
     references_chart = grouped_bar_chart(
         [
@@ -120,6 +127,8 @@ def comparison_context(result):
         ],
         list(REFERENCE_NAMES),
         title="Token-level F1 over all categories, by evaluator and reference",
+        labels=REFERENCE_LABELS,
+        axis_label="token-level F1 (0 to 1)",
     )
     return {
         "evaluators": evaluators,

@@ -1,8 +1,10 @@
 """The pairwise protocol's section of the report page: system scores, agreement, reliability."""
 
-from reports.charts import bar_chart
+from reports.charts import bar_chart, interval_chart
 
-from .charts import interval_chart
+# Draws that break the existence condition can push an interval's ends far out
+# (bradley_terry.py): the axis stops there, and the chart's table keeps the real ends.
+AXIS_LIMIT = 6.0
 
 
 def _systems(result):
@@ -66,6 +68,7 @@ def pairwise_report_context(result):
             low=0.0,
             high=1.0,
             title="Win rate: (wins + ties / 2) / comparisons",
+            axis_label="win rate (0 to 1)",
         ),
         "bt_chart": interval_chart(
             [
@@ -73,5 +76,7 @@ def pairwise_report_context(result):
                 for row in systems
             ],
             title=f"Bradley-Terry score (log-strength, mean 0) with {level} % bootstrap intervals over inputs",
+            axis_label="log-strength (0: the average system)",
+            limit=AXIS_LIMIT,
         ),
     }

@@ -32,6 +32,8 @@ def rating_report_context(result):
         "binarised": result.get("binarised"),
         "test_retest": result.get("test_retest"),
         "scores_chart": spread_chart(
-            rows, title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD"
+            rows,
+            title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD",
+            axis_label="counting score (-1 to 1)" if protocol == "bws" else "mean rating",
         ),
     }

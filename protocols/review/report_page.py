@@ -10,7 +10,9 @@ def review_report_context(result):
         "evaluators": evaluators,
         "questions": sorted(result.get("questions", {}).items()),
         "real_error_chart": bar_chart([(name, e.get("real_error_pct")) for name, e in evaluators],
-                                      title="Judged a real error (%) per evaluator", high=100.0),
+                                      title="Judged a real error (%) per evaluator", high=100.0,
+                                      axis_label="% of the evaluator's spans", digits=1),
         "not_found_chart": bar_chart([(name, e.get("not_found_pct")) for name, e in evaluators],
-                                     title="Span not found in the output (%) per evaluator", high=100.0, color="#e15759"),
+                                     title="Span not found in the output (%) per evaluator", high=100.0,
+                                     color="#b2182b", axis_label="% of the evaluator's spans", digits=1),
     }  # fmt: skip

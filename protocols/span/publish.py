@@ -3,7 +3,7 @@
 from exports.publish import Column, Table
 
 
-def _reasons(values_by_key, fields):
+def reason_notes(values_by_key, fields):
     """Each distinct reason a figure is missing, once, with the figures it explains."""
     found = {}
     for key, values in values_by_key.items():
@@ -44,7 +44,7 @@ def span_tables(result):
                  Column("Two agree % (union)", r"Two agree, union (\%)", 1)],
         rows=[(key, v.get("spans"), v.get("token_alpha"), v.get("token_alpha_union"), v.get("two_agree_pct"),
                v.get("two_agree_pct_union")) for key, v in categories.items()],
-        notes=_reasons(categories, ("token_alpha", "token_alpha_union", "two_agree_pct")),
+        notes=reason_notes(categories, ("token_alpha", "token_alpha_union", "two_agree_pct")),
     )  # fmt: skip
     tables = [agreement]
     groups = result.get("groups") or {}
@@ -54,7 +54,7 @@ def span_tables(result):
             columns=[Column("Group"), Column("Sentence alpha", r"Sentence $\alpha$", 3),
                      Column("Segment alpha", r"Segment $\alpha$", 3)],
             rows=[(group, v.get("sentence_alpha"), v.get("segment_alpha")) for group, v in groups.items()],
-            notes=_reasons(groups, ("sentence_alpha", "segment_alpha")),
+            notes=reason_notes(groups, ("sentence_alpha", "segment_alpha")),
         ))  # fmt: skip
     by_system = (result.get("distribution") or {}).get("by_system") or {}
     if by_system:

@@ -3,6 +3,8 @@ and the answers about the whole document."""
 
 from reports.charts import bar_chart, grouped_bar_chart
 
+from .publish import reason_notes
+
 
 def span_report_context(result):
     if "categories" not in result:
@@ -11,16 +13,13 @@ def span_report_context(result):
     distribution = result.get("distribution", {})
     by_system = distribution.get("by_system", {})
     systems = sorted(by_system)
-    rows = [
-        {
-            "key": key,
-            **values,
-            "reasons": "; ".join(f"{k[:-7]}: {v}" for k, v in values.items() if k.endswith("_reason")),
-        }
-        for key, values in categories.items()
-    ]
+    rows = [{"key": key, **values} for key, values in categories.items()]
     tokens_by_category = distribution.get("tokens_by_category", {})
     return {
+        # Before any submitted work every figure is missing for the same reason: say it once.
+        "empty": not result.get("annotators") and not any(values.get("spans") for values in categories.values()),
+        "category_notes": reason_notes(categories, ("token_alpha", "token_alpha_union", "two_agree_pct", "two_agree_pct_union")),
+        "group_notes": reason_notes(result.get("groups", {}), ("sentence_alpha", "segment_alpha")),
         "assistance": assistance_figures(result.get("assistance")),
         "document_questions": document_question_figures(result.get("document_questions") or {}),
         "categories": rows,
@@ -37,10 +36,12 @@ def span_report_context(result):
         "alpha_chart": bar_chart(
             [(key, values.get("token_alpha")) for key, values in categories.items()],
             title="Token-level alpha per category", low=0.0, high=1.0,
+            axis_label="Krippendorff's α over tokens (1: full agreement, 0: chance)",
         ),
         "two_agree_chart": bar_chart(
             [(key, values.get("two_agree_pct")) for key, values in categories.items()],
-            title="Two-agree % per category", high=100.0, color="#59a14f",
+            title="Two-agree % per category", high=100.0, color="#1b7837",
+            axis_label="% of marked tokens that two annotators marked", digits=1,
         ),
         "distribution_chart": grouped_bar_chart(
             [
@@ -49,6 +50,7 @@ def span_report_context(result):
             ],
             systems,
             title="Errors per 100 tokens, by category and system",
+            axis_label="error spans per 100 tokens", digits=2,
         ),
     }  # fmt: skip
 
@@ -120,6 +122,8 @@ def assistance_figures(assistance):
             ],
             ["suggestions", "control"],
             title="F1 per category, by arm",
+            labels={"suggestions": "with suggestions", "control": "control (no suggestions)"},
+            axis_label="F1 against the reference (0 to 1)",
         ),  # fmt: skip
         "anchoring_chart": grouped_bar_chart(
             [
@@ -131,5 +135,7 @@ def assistance_figures(assistance):
             ],
             ["correct", "incorrect"],
             title="Acceptance of correct and incorrect suggestions",
+            labels={"correct": "correct suggestions", "incorrect": "incorrect suggestions"},
+            axis_label="share accepted (0 to 1)",
         ),  # fmt: skip
     }

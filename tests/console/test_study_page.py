@@ -1,0 +1,131 @@
+"""A study's page in the console (five tabs), the home page's figures, and the Publish tables."""
+
+import csv
+import io
+import zipfile
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.models import StudyMembership, Worker
+from annotations.models import Assignment
+from reports.models import Report
+from reports.study_report import study_report_data
+from studies.models import Category, Study
+from tests.factories import ErrorAnnotationFactory, make_span_study
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(study, worker_name, marks):
+    worker, _ = Worker.objects.get_or_create(platform=Worker.Platform.LINK, external_id=worker_name)
+    for document in study.documents.order_by("position"):
+        assignment = Assignment.objects.create(
+            study=study, document=document, worker=worker, status=Assignment.Status.SUBMITTED,
+            submitted_at=timezone.now(),
+        )  # fmt: skip
+        for key, start, end in marks:
+            segment = document.segments.get(index=0)
+            ErrorAnnotationFactory(
+                assignment=assignment, segment=segment, category=Category.objects.get(taxonomy=study.taxonomy, key=key),
+                start=start, end=end, text=segment.text[start:end],
+            )  # fmt: skip
+
+
+@pytest.fixture
+def study(researcher):
+    study = make_span_study(documents=2, segments=2, researcher=researcher, title="Sierra", status="open",
+                            annotators_per_document=3)  # fmt: skip
+    study.documents.filter(position=1).update(system="=2+3")  # a system name a spreadsheet would run
+    submit(study, "w1", [("CharE", 0, 7)])
+    submit(study, "w2", [("CharE", 0, 7), ("RepE", 25, 37)])
+    study.refresh_from_db()
+    return study
+
+
+def done_report(study):
+    return Report.objects.create(
+        study=study, status=Report.Status.DONE, result=study_report_data(study), finished_at=timezone.now()
+    )
+
+
+def client_of(user):
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_home_shows_each_study_with_its_stage_progress_agreement_and_next_action(study, researcher):
+    done_report(study)
+    page = client_of(researcher).get(reverse("console:home")).content.decode()
+    assert "Running" in page and "Sierra" in page
+    assert "4 of 6 submitted" in page  # 2 documents x 3 annotators wanted, 2 x 2 submitted
+    assert "token α, mean of" in page
+    assert "Follow the work and pay" in page
+
+
+@pytest.mark.parametrize("tab", ["design", "pilot", "run", "analyse", "publish"])
+def test_every_tab_of_a_running_study_answers_for_its_researcher_and_its_analyst(study, researcher, tab):
+    from accounts.services import researcher_create
+
+    done_report(study)
+    analyst = researcher_create(username="analyst-s", password="pass-w0rd-for-tests")
+    StudyMembership.objects.create(study=study, user=analyst, role=StudyMembership.Role.ANALYST)
+    token = study.assignments.first().token
+    for user in (researcher, analyst):
+        response = client_of(user).get(reverse("console:study", args=[study.pk]) + f"?tab={tab}")
+        assert response.status_code == 200
+        page = response.content.decode()
+        assert (token in page) == (
+            user == researcher and tab in ("pilot", "run")
+        )  # task links: managers only
+
+
+def test_the_analyse_tab_shows_the_report_with_charts_and_an_empty_state_before_any(researcher):
+    study = make_span_study(documents=1, segments=1, researcher=researcher, status="open")
+    client = client_of(researcher)
+    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    assert 'id="no-report"' in page and "Nothing is submitted yet" in page
+    done_report(study)  # a report of a study without any submitted work
+    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    assert 'id="report-empty"' in page and "No submitted work yet" in page
+    assert "Computed with None" not in page and page.count("n/a") < 5
+
+
+def test_publish_gives_booktabs_latex_and_formula_safe_csv_of_the_main_tables(study, researcher):
+    client = client_of(researcher)
+    assert client.get(reverse("console:publish_latex", args=[study.pk])).status_code == 404  # no report yet
+    done_report(study)
+    latex = client.get(reverse("console:publish_latex", args=[study.pk])).content.decode()
+    assert r"\begin{tabular}{lrrrrr}" in latex and r"\toprule" in latex and r"\bottomrule" in latex
+    assert r"Token $\alpha$" in latex and "CharE &" in latex
+    assert r"\label{tab:" in latex and "booktabs" in latex
+    archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("console:publish_csv", args=[study.pk])).content))
+    assert sorted(archive.namelist()) == ["agreement.csv", "errors-by-system.csv", "groups.csv", "notes.txt"]
+    rows = list(csv.reader(io.StringIO(archive.read("agreement.csv").decode())))
+    assert rows[0] == [
+        "Category",
+        "Spans",
+        "Token alpha",
+        "Token alpha (union)",
+        "Two agree %",
+        "Two agree % (union)",
+    ]
+    assert [row[0] for row in rows[1:]] == ["CharE", "RepE", "SceneE"]
+    header = next(csv.reader(io.StringIO(archive.read("errors-by-system.csv").decode())))
+    assert "'=2+3" in header  # a system name that would be a formula is text
+
+
+def test_a_researcher_moves_the_study_from_pilot_to_main_run_to_finished(researcher):
+    study = make_span_study(
+        documents=1, segments=1, researcher=researcher, status="open", config={"stage": "pilot"}
+    )
+    client = client_of(researcher)
+    assert "Piloting" in client.get(reverse("console:home")).content.decode()
+    client.post(reverse("console:stage", args=[study.pk]), {"stage": "running"})
+    assert Study.objects.get(pk=study.pk).config["stage"] == "main"
+    client.post(reverse("console:stage", args=[study.pk]), {"stage": "finished"})
+    assert Study.objects.get(pk=study.pk).status == "closed"
+    assert "Publish the tables" in client.get(reverse("console:home")).content.decode()

@@ -1,7 +1,10 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 urlpatterns = [
+    # The researcher's home is the console; the admin's "View site" link leads there too.
+    path("", RedirectView.as_view(pattern_name="console:home", permanent=False), name="home"),
     path("admin/", admin.site.urls),
     path("console/", include("console.urls")),
     path("", include("annotations.urls")),

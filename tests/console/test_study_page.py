@@ -129,3 +129,8 @@ def test_a_researcher_moves_the_study_from_pilot_to_main_run_to_finished(researc
     client.post(reverse("console:stage", args=[study.pk]), {"stage": "finished"})
     assert Study.objects.get(pk=study.pk).status == "closed"
     assert "Publish the tables" in client.get(reverse("console:home")).content.decode()
+
+
+def test_the_sites_home_is_the_console():
+    response = Client().get("/")
+    assert response.status_code == 302 and response.url == reverse("console:home")

@@ -121,8 +121,19 @@ def _protocol(study):
 
 
 def setup_steps(study):
-    """[(key, label, url, done)] of the new-study flow for `study`."""
+    """[(key, label, url, done)] of the new-study flow for `study`: a step is done when the flow
+    recorded it, or when the study has what it gives (a study imported as a bundle has its
+    documents and categories; a launched one is past every step)."""
     done = set(setup_done(study))
+    if study.documents.exists():
+        done.add("documents")
+    protocol = _protocol(study)
+    if study.taxonomy_id or (
+        protocol is not None and not protocol.needs_taxonomy and study.status != Study.Status.DRAFT
+    ):
+        done.add("categories")
+    if study.status != Study.Status.DRAFT:
+        done.update(("annotators", "preview"))
     return [(key, label, reverse(name, args=[study.pk]), key in done) for key, label, name in SETUP_STEPS]
 
 

@@ -84,8 +84,9 @@ class CategoryForm(forms.ModelForm):
         ]
         widgets = {
             "color": forms.TextInput(attrs={"type": "color"}),
-            "description": forms.Textarea(attrs={"rows": 2, "cols": 40}),
+            "description": forms.Textarea(attrs={"rows": 2, "cols": 28}),
             "key": forms.TextInput(attrs={"size": 10}),
+            "label": forms.TextInput(attrs={"size": 22}),
             "group": forms.TextInput(attrs={"size": 12}),
             "shortcut": forms.TextInput(attrs={"size": 2}),
             "order": forms.NumberInput(attrs={"style": "width: 4em"}),

@@ -33,6 +33,9 @@ class CategoryInline(admin.TabularInline):
     form = CategoryForm
     extra = 0
 
+    class Media:
+        css = {"all": ["studies/category_inline.css"]}
+
     def has_add_permission(self, request, obj=None):
         return super().has_add_permission(request, obj) and can_edit_taxonomy(request, obj)
 

@@ -52,7 +52,8 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
         if key not in accepted:
             problems.add(name, 0, f"format {fmt!r} has no option {key!r}")
     corpus = module.read(path, name, problems, **{k: v for k, v in options.items() if k in accepted})
-    problems.items.sort(key=lambda problem: problem.line)  # in the file's order, whatever the reader's
+    # In the file's order, whatever the reader's (items of a one-line file, line None, in the reader's).
+    problems.items.sort(key=lambda problem: problem.line or 0)
     settings = None
     if settings_path is not None:
         settings_name = settings_name or Path(settings_path).name

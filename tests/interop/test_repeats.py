@@ -180,3 +180,16 @@ def test_a_models_repeated_prediction_is_kept_as_its_retest_and_both_are_reviewe
     items = ReviewItem.objects.filter(document__study__slug="judge").order_by("position")
     assert [(item.evaluator, item.span_text) for item in items] == [("ner-v2", "Rosalie"), ("ner-v2", "Anna")]
     assert "evaluator 'ner-v2' annotated task 17 more than once: the regions of each are review items" in out
+
+
+def test_the_report_counts_the_main_annotations_and_leaves_the_retests_out(tmp_path):
+    path = one_line_export(tmp_path / "export.json", annotation(45, 11, ROSALIE), annotation(46, 11, ANNA),
+                           annotation(47, 12, ROSALIE),
+                           predictions=[{"model_version": "ner-v2", "result": [ROSALIE]},
+                                        {"model_version": "ner-v2", "result": [ANNA]}])  # fmt: skip
+    run("import_annotations", str(path), "--format", "label-studio", "--slug", "reported")
+    run("study_report", "reported", "--output", str(tmp_path / "report.json"))
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    # Two people marked Rosalie in their main annotations; 11's retest (Anna) is no third annotator.
+    assert report["categories"]["CharE"]["spans"] == 2
+    assert report["categories"]["CharE"]["two_agree_pct"] == 100.0

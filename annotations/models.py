@@ -98,8 +98,13 @@ class Assignment(models.Model):
     class Meta:
         ordering = ["study", "document", "id"]
         constraints = [
+            # A worker never gets a document twice in one role. Retests are the exception: a
+            # person's repeated annotations of one item in an imported file (Label Studio lets a
+            # user annotate a task three times) are their retests, as many as the file has.
             models.UniqueConstraint(
-                fields=["document", "worker", "kind"], name="assignment_unique_worker_document"
+                fields=["document", "worker", "kind"],
+                condition=~Q(kind="retest"),
+                name="assignment_unique_worker_document",
             ),
             # Rating studies assign whole blocks: one per worker, block and kind.
             models.UniqueConstraint(

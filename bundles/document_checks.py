@@ -58,10 +58,10 @@ def _warn_identical_outputs(documents, first_line, problems, file):
         text = hashlib.blake2b(" ".join(spec.segments).encode(), digest_size=16).digest()
         first = first_of.setdefault((spec.input_id, text), spec)
         if first is not spec and first.system != spec.system:
+            at = "" if first_line[first.external_id] is None else f", line {first_line[first.external_id]}"
             problems.warn(file, first_line[spec.external_id],
                           f"document '{spec.external_id}' (system '{spec.system}') has the same text as "
-                          f"'{first.external_id}' (system '{first.system}', line {first_line[first.external_id]}) "
-                          f"for input '{spec.input_id}'")  # fmt: skip
+                          f"'{first.external_id}' (system '{first.system}'{at}) for input '{spec.input_id}'")  # fmt: skip
 
 
 def _check_document(record, problems):

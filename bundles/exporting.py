@@ -53,7 +53,8 @@ def _annotators(study, identities):
     pseudonym = pseudonyms_of(study.pk)
 
     def who(assignment):
-        if assignment.kind == Assignment.Kind.MODEL:  # an automatic evaluator keeps its key and platform
+        # An automatic evaluator keeps its key and platform, in its retests (repeated predictions) too.
+        if assignment.worker.platform == Worker.Platform.MODEL:
             return assignment.worker.external_id, Worker.Platform.MODEL.value
         return pseudonym(assignment.worker_id), Worker.Platform.IMPORT.value
 
@@ -80,7 +81,9 @@ def export_study(study, directory, *, identities=True):
     assignments = (
         Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
         .select_related("document", "worker")
-        .order_by("document__position", "worker__platform", "worker__external_id", "kind")
+        # A worker's retests of one document (repeated annotations of an imported file) in the order
+        # they were made, after the worker's other kinds ("retest" sorts after "gold", "main", "model").
+        .order_by("document__position", "worker__platform", "worker__external_id", "kind", "id")
     )
     if not identities and protocols.of(study).works_on == "document":
         # In the order of what the file shows, not of the hidden platform ids.

@@ -3,14 +3,35 @@
 from dataclasses import dataclass, field
 
 
+def located(file, line):
+    """Where a problem or a note is: `file:line`, or `file` alone when the line is None.
+
+    None is the line of an item that shares its line with others (a JSON export written
+    on one line, as Label Studio writes it): "line 1" would locate nothing, so the
+    message names the item by the tool's own ids instead (task 17, annotation 45).
+    """
+    return file if line is None else f"{file}:{line}"
+
+
+def lines_that_tell_apart(lines, text):
+    """Each item's line, or None (see `located`) where several items start on that line, and for
+    every item of a `text` written on one line, where "line 1" would say nothing."""
+    if "\n" not in text.strip():
+        return [None] * len(lines)
+    starting = {}
+    for line in lines:
+        starting[line] = starting.get(line, 0) + 1
+    return [line if starting[line] == 1 else None for line in lines]
+
+
 @dataclass(frozen=True)
 class Problem:
     file: str
-    line: int  # 1-based; 0 means the file as a whole
+    line: int | None  # 1-based; 0 means the file as a whole; None: the message names the item (`located`)
     message: str
 
     def __str__(self):
-        return f"{self.file}:{self.line}: {self.message}"
+        return f"{located(self.file, self.line)}: {self.message}"
 
 
 class BundleInvalid(Exception):

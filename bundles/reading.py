@@ -17,6 +17,8 @@ from django.conf import settings
 
 from falte_site.json_input import MAX_DEPTH, JSONInputError, check_json_value, parse_json
 
+from .problems import lines_that_tell_apart
+
 
 class LineDict(dict):
     """A mapping from YAML that knows the line it starts on."""
@@ -138,7 +140,9 @@ def read_jsonl(path, name, problems):
 def read_falte_documents(path, name, problems):
     """FALTE's documents.json: {"doc_id": [paragraphs] | {"sentences": [...]}}.
 
-    Yields one Record per document; the line is where its key stands.
+    Yields one Record per document; the line is where its key stands, None when other
+    documents' keys stand on the same line or the file is one line (the document's id
+    names it).
     """
     text = _read_text(path, name, problems)
     if text is None:
@@ -154,7 +158,8 @@ def read_falte_documents(path, name, problems):
     if not isinstance(value, dict):
         problems.add(name, 1, 'must be an object: {"document id": [segments...]}')
         return
-    for key, line in _key_lines(text, value):
+    lines = lines_that_tell_apart([line for _, line in _key_lines(text, value)], text)
+    for key, line in zip(value, lines, strict=True):
         yield Record(name, line, {"__falte_id": key, "__falte_body": value[key]})
 
 

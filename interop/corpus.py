@@ -48,7 +48,9 @@ class Annotation:
     kind: str = MAIN
     seconds: int = 0  # active time when the file records it
     meta: dict = field(default_factory=dict)  # anything else the format keeps, for writing it back
-    line: int = 0  # where the file gives it (0: the file as a whole), for problems found later
+    # Where the file gives it, for problems found later: 0 the file as a whole, None a line it
+    # shares with other items (a one-line JSON export), where `item` alone names it.
+    line: int | None = 0
     item: str = ""  # how a problem names it, e.g. "task 3, annotation 12"
 
 
@@ -58,7 +60,7 @@ class Document:
     text: str
     system: str = ""  # the system that generated the text, when the file says
     meta: dict = field(default_factory=dict)  # other fields of the file's item, kept for writing back
-    line: int = 0
+    line: int | None = 0  # as Annotation.line
     item: str = ""
 
 

@@ -19,9 +19,11 @@ from .links import LINK_ANSWER, RELATION_GROUP
 from .segmenting import join_segments, segment_starts
 
 SEGMENT_SEPARATOR = "\n\n"  # between the segments of a study that was not imported from a file
-# People's, experts' and evaluators' work; qualification and retest rounds are the platform's own
-# (a second annotation of the same worker on the same document, which other tools cannot tell apart).
+# People's, experts' and evaluators' work, and their retests: a retest of a document is a second
+# annotation of it by the same annotator, as a repeated annotation of an imported file became one
+# (importing.py, repeats). Qualification rounds are the platform's own.
 WRITTEN_KINDS = (c.MAIN, c.GOLD, c.MODEL)
+RETEST = "retest"  # Assignment.Kind.RETEST
 
 
 class NotSpans(ValueError):
@@ -63,8 +65,15 @@ def study_corpus(study, *, fmt, identities=True):
         )
     assignments = [
         record for record in assignments
-        if record.get("document") in starts_of and record.get("kind", c.MAIN) in WRITTEN_KINDS
+        if record.get("document") in starts_of and record.get("kind", c.MAIN) in (*WRITTEN_KINDS, RETEST)
     ]  # fmt: skip
+    # A retest is written as the annotator's further annotation of the document, of the kind of their
+    # first one (main, gold, model). The bundle lists it after that one (bundles/exporting.py), so
+    # importing the file again gives the same main annotation and retests.
+    first_kind = {}
+    for record in assignments:
+        if record.get("kind", c.MAIN) != RETEST:
+            first_kind.setdefault((record["document"], record["annotator"]), record.get("kind", c.MAIN))
     # A category that some link was imported into is a relation for its spans made on the platform too.
     relation_keys.update(
         item["category"]
@@ -77,6 +86,8 @@ def study_corpus(study, *, fmt, identities=True):
         spans = (item for item in record.get("annotations", []) if not _is_relation(item, relation_keys))
         region_keys.update(item["category"] for item in spans)
         annotation = _annotation(record, starts_of[record["document"]], label_of, relation_keys, link_labels)
+        if annotation.kind == RETEST:
+            annotation.kind = first_kind.get((annotation.document, annotation.annotator), c.MAIN)
         corpus.annotations.append(annotation)
     # A relation category's label names links, not regions (unless a region of it was made too).
     corpus.labels = [

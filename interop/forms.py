@@ -33,7 +33,9 @@ class AnnotationsUploadForm(forms.Form):
     )  # fmt: skip
     options = forms.CharField(
         label="Format options", required=False, max_length=2000, widget=forms.Textarea(attrs={"rows": 2}),
-        help_text="One NAME=VALUE a line. doccano: offsets=code-points for a file counting code points "
+        help_text="One NAME=VALUE a line. Every format: repeats=retest (the default: a person's later "
+        "annotations of an item become their retests) or repeats=latest (the latest is their main annotation, "
+        "the earlier ones retests). doccano: offsets=code-points for a file counting code points "
         "(doccano's own count UTF-16 units); Label Studio: text_field=FIELD, the field of data holding the text "
         "when several fields are text.",
     )  # fmt: skip

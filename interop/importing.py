@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from bundles.problems import Problem
+from bundles.problems import Problem, located
 from bundles.reading import plain
 
 from . import corpus as c
@@ -28,6 +28,14 @@ from .segmenting import segment_document
 # evaluators.models.key_validator and Evaluator.key's length
 EVALUATOR_KEY, EVALUATOR_KEY_LENGTH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"), 64
 PLATFORM_OF = {c.MAIN: "import", c.GOLD: "expert", c.MODEL: "model"}
+# What becomes of a person's (or a model's) repeated annotations of one item (docs/interop.md,
+# "Repeated annotations"); nothing is dropped either way.
+RETEST, LATEST = "retest", "latest"
+REPEATS = {
+    RETEST: "the default: a person's later annotations of an item are their retests",
+    LATEST: "the latest is their main annotation, the earlier ones retests",
+}
+STORED_RETEST = "retest"  # Assignment.Kind.RETEST
 STUDY_FIELDS = (
     "title",
     "instructions",
@@ -59,7 +67,7 @@ class BundleLines:
 
 
 def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, settings=None, settings_name="",
-                        sentences_per_segment=None, notes=None):  # fmt: skip
+                        sentences_per_segment=None, notes=None, repeats=RETEST):  # fmt: skip
     """Write `corpus` (read from file `name` in format `fmt`) as a bundle in `directory`.
 
     `settings` is a study.yaml read with bundles.reading.read_yaml (its taxonomy, title,
@@ -67,7 +75,7 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     as `name:line: item: message`; the returned BundleLines names the bundle's own.
     Each model that annotated (Label Studio's predictions, factgenie's LLM campaigns) becomes
     an imported evaluator of the study, its annotations the evaluator's; `notes` gets what
-    could not be.
+    could not be, and which repeated annotations became retests (`repeats`: RETEST or LATEST).
     """
     directory = Path(directory)
     lines = BundleLines(name=name, settings_file=settings_name or name)
@@ -80,7 +88,8 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     study = {"slug": slug, "protocol": "span", **study}
     if settings is None:
         study["taxonomy"]["slug"] = slug  # the study's own labels: one taxonomy per study
-    records = _assignments(corpus, segmented, (categories, relations, plan), name, problems)
+    kinds = stored_kinds(corpus.annotations, corpus, repeats, name, notes if notes is not None else [])
+    records = _assignments(corpus, segmented, (categories, relations, plan), kinds, name, problems)
     if not categories and settings is None:
         problems.add(
             name,
@@ -236,46 +245,73 @@ def _given_study(settings, corpus, plan, name, settings_name, problems):
 
 
 def _annotators_per_document(corpus):
-    people = Counter(a.document for a in corpus.annotations if a.kind == c.MAIN)
+    people = Counter(document for document, _ in {(a.document, a.annotator) for a in corpus.annotations
+                                                  if a.kind == c.MAIN})  # fmt: skip
     return max(people.values(), default=0) or 3
 
 
-def annotations_to_write(corpus, annotations, segmented, name, problems, *, identity, taken):
+def named(annotation):
+    """How a problem or a note names an annotation: by the file's item, else by document and annotator."""
+    return annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
+
+
+def annotations_to_write(corpus, annotations, segmented, name, problems):
     """(annotation, where) for each of `annotations` whose document was read; an annotation of no
-    document in the file is a problem, and so is a second one of the same `identity(annotation)`,
-    which `taken(annotation)` says ("annotator 'w1' already has a main annotation")."""
-    known, seen = {document.id for document in corpus.documents}, {}
+    document in the file is a problem."""
+    known = {document.id for document in corpus.documents}
     for annotation in annotations:
-        where = annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
+        where = named(annotation)
         if annotation.document not in known:
             problems.add(name, annotation.line, f"{where}: no document {annotation.document!r} in the file")
             continue
         if annotation.document not in segmented:
             continue  # its document's problem is reported
-        key = identity(annotation)
-        if key in seen:
-            problems.add(
-                name, annotation.line, f"{where}: {taken(annotation)} of this document ({seen[key]})"
-            )
-            continue
-        seen[key] = annotation.item or f"line {annotation.line}"
         yield annotation, where
 
 
-def _assignments(corpus, segmented, taxonomy, name, problems):
-    """[(Annotation, assignments.jsonl record)] for every annotation whose document was read."""
+def repeated(annotations):
+    """The groups of two or more annotations of one annotator, of one kind, of one document, each
+    in the file's order: a person's repeated annotations of an item (Label Studio lets a user
+    annotate a task several times)."""
+    groups = {}
+    for annotation in annotations:
+        groups.setdefault((annotation.document, annotation.kind, annotation.annotator), []).append(annotation)
+    return [group for group in groups.values() if len(group) > 1]
+
+
+def stored_kinds(annotations, corpus, repeats, name, notes):
+    """{id(annotation): the assignment kind it is stored as}, for the repeated ones (`repeated`):
+    RETEST keeps the first as the annotator's main (gold, model) annotation and makes each later
+    one a retest of the same worker; LATEST keeps the last as the main one and makes the earlier
+    ones retests. Each retest is said in `notes`, naming the main one."""
+    documents = {document.id: document for document in corpus.documents}
+    kinds = {}
+    for group in repeated(annotations):
+        main = group[0] if repeats == RETEST else group[-1]
+        document = documents.get(group[0].document)
+        of = document.item if document is not None and document.item else f"document {group[0].document!r}"
+        main_named = named(main) + (f" on line {main.line}" if main.line else "")
+        for number, annotation in enumerate(group, start=1):
+            if annotation is main:
+                continue
+            kinds[id(annotation)] = STORED_RETEST
+            notes.append(f"{located(name, annotation.line)}: {named(annotation)}: annotation {number} of {of} by "
+                         f"annotator {annotation.annotator!r}, imported as a retest (repeats={repeats}); their "
+                         f"main one is {main_named}")  # fmt: skip
+    return kinds
+
+
+def _assignments(corpus, segmented, taxonomy, kinds, name, problems):
+    """[(Annotation, assignments.jsonl record)] for every annotation whose document was read, in the
+    file's order; `kinds` (stored_kinds) the repeated ones' kind."""
     records = []
-    for annotation, where in annotations_to_write(
-        corpus, corpus.annotations, segmented, name, problems,
-        identity=lambda a: (a.document, a.kind, a.annotator),
-        taken=lambda a: f"annotator {a.annotator!r} already has a {a.kind} annotation",
-    ):  # fmt: skip
+    for annotation, where in annotations_to_write(corpus, corpus.annotations, segmented, name, problems):
         items = annotation_items(annotation, segmented[annotation.document], taxonomy, name, where, problems)
         if items is None:
             continue
         record = {
             "document": annotation.document, "annotator": annotation.annotator,
-            "platform": PLATFORM_OF[annotation.kind], "kind": annotation.kind,
+            "platform": PLATFORM_OF[annotation.kind], "kind": kinds.get(id(annotation), annotation.kind),
             "active_seconds": max(0, int(annotation.seconds or 0)), "annotations": items,
         }  # fmt: skip
         records.append((annotation, record))

@@ -5,12 +5,16 @@ import os
 
 from django.conf import settings
 
+from bundles.problems import lines_that_tell_apart
 from falte_site.json_input import JSONInputError, parse_json
 
 
 def json_array_items(path, name, problems, *, what="item"):
     """[(line, value)] of the file's top-level array; None (with a problem added) when the
-    file is too large, not UTF-8, not JSON we accept (NUL, lone surrogates...) or no array."""
+    file is too large, not UTF-8, not JSON we accept (NUL, lone surrogates...) or no array.
+
+    An item's line is None when other items start on the same line, or the file is one line:
+    a JSON export is often written so, and its items are named by their ids, not "line 1"."""
     limit = settings.BUNDLE_MAX_FILE_BYTES
     size = os.path.getsize(path)
     if size > limit:
@@ -31,7 +35,7 @@ def json_array_items(path, name, problems, *, what="item"):
     if not isinstance(value, list):
         problems.add(name, 1, f"must be a JSON array of {what}s, [{{...}}, ...]")
         return None
-    return list(zip(_item_lines(text, len(value)), value, strict=True))
+    return list(zip(lines_that_tell_apart(_item_lines(text, len(value)), text), value, strict=True))
 
 
 def _item_lines(text, count):

@@ -21,6 +21,7 @@ from .importing import (
     STUDY_FIELDS,
     BundleLines,
     annotations_to_write,
+    repeated,
     segment_documents,  # cut as a span study's are, checked alike
     write_study_and_documents,
 )
@@ -81,6 +82,10 @@ def write_review_bundle(corpus, directory, *, name, fmt, slug, problems, notes, 
         annotators = len({annotation.annotator for annotation in people})
         notes.append(f"{name}: {len(people)} annotations of {annotators} people not imported: a review study "
                      "reviews the evaluators' annotations (import the people's with --into span)")  # fmt: skip
+    documents = {document.id: document.item or f"document {document.id!r}" for document in corpus.documents}
+    for group in repeated(evaluated):
+        notes.append(f"{name}: evaluator {group[0].annotator!r} annotated {documents.get(group[0].document)} more "
+                     f"than once: the regions of each are review items ({len(group)} annotations)")  # fmt: skip
     linked = sum(len(annotation.links) for annotation in evaluated)
     if linked:
         notes.append(f"{name}: {linked} links of the evaluators not imported: review items are single spans")
@@ -110,11 +115,7 @@ def _given_study(settings, settings_name, problems, notes):
 def _items(corpus, evaluated, segmented, name, problems):
     """[(Annotation, the region's name, review_items.jsonl record)], in the file's order of regions."""
     items = []
-    for annotation, _ in annotations_to_write(
-        corpus, evaluated, segmented, name, problems,
-        identity=lambda a: (a.document, a.annotator),
-        taken=lambda a: f"evaluator {a.annotator!r} already has an annotation",
-    ):  # fmt: skip
+    for annotation, _ in annotations_to_write(corpus, evaluated, segmented, name, problems):
         cut = segmented[annotation.document]
         for number, region in enumerate(annotation.regions, start=1):
             item = _region_item(annotation, region, number)

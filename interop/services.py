@@ -11,7 +11,7 @@ from bundles.reading import read_yaml
 
 from .exporting import study_corpus
 from .formats.registry import format_module
-from .importing import write_corpus_bundle
+from .importing import REPEATS, RETEST, write_corpus_bundle
 from .reviewing import write_review_bundle
 
 SPAN, REVIEW = "span", "review"
@@ -38,7 +38,8 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
     whose taxonomy (and title, instructions, config) the study takes; without it the
     taxonomy is the labels the file uses (into REVIEW: a review study.yaml, whose questions
     the study takes). `options` are the format's own reading options (Label Studio:
-    text_field). Raises FormatUnavailable, or
+    text_field) and `repeats` (RETEST or LATEST: what a person's repeated annotations of an
+    item become, docs/interop.md "Repeated annotations"). Raises FormatUnavailable, or
     BundleInvalid listing every problem as `file:line: item: message`; nothing is written then.
     """
     if into not in INTO:
@@ -47,12 +48,17 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
     name = name or Path(path).name
     problems = Problems()
     options = {key: value for key, value in (options or {}).items() if value is not None}
+    repeats = options.pop("repeats", RETEST)
+    if repeats not in REPEATS:
+        said = " or ".join(f"{value} ({meaning})" for value, meaning in REPEATS.items())
+        problems.add(name, 0, f"repeats {repeats!r}: say {said}")
     accepted = inspect.signature(module.read).parameters
     for key in options:
         if key not in accepted:
             problems.add(name, 0, f"format {fmt!r} has no option {key!r}")
     corpus = module.read(path, name, problems, **{k: v for k, v in options.items() if k in accepted})
-    problems.items.sort(key=lambda problem: problem.line)  # in the file's order, whatever the reader's
+    # In the file's order, whatever the reader's (items of a one-line file, line None, in the reader's).
+    problems.items.sort(key=lambda problem: problem.line or 0)
     settings = None
     if settings_path is not None:
         settings_name = settings_name or Path(settings_path).name
@@ -62,10 +68,10 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
     with tempfile.TemporaryDirectory(prefix="interop-import-") as directory:
         shared = {"name": name, "fmt": fmt, "slug": slug, "problems": problems, "settings": settings,
                   "settings_name": settings_name, "sentences_per_segment": sentences_per_segment}  # fmt: skip
-        if into == REVIEW:
+        if into == REVIEW:  # an evaluator's repeated annotations are all reviewed (reviewing.py)
             lines = write_review_bundle(corpus, directory, notes=notes, **shared)
         else:
-            lines = write_corpus_bundle(corpus, directory, notes=notes, **shared)
+            lines = write_corpus_bundle(corpus, directory, notes=notes, repeats=repeats, **shared)
         problems.raise_if_any()
         try:
             result = import_bundle(directory, user=user)

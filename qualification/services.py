@@ -116,9 +116,12 @@ def expert_assignments_generate(*, study):
     Those are the qualification and attention documents, or every document of
     a study that has none of those. Returns the new assignments.
     """
-    documents = study.documents.filter(kind__in=[Document.Kind.QUALIFICATION, Document.Kind.ATTENTION])
+    # Documents with text only: an expert is never handed an empty page (Document.objects.with_text).
+    documents = study.documents.with_text().filter(
+        kind__in=[Document.Kind.QUALIFICATION, Document.Kind.ATTENTION]
+    )
     if not documents.exists():
-        documents = study.documents.all()
+        documents = study.documents.with_text()
     created = []
     experts = StudyMembership.objects.filter(study=study, role=StudyMembership.Role.EXPERT).select_related(
         "user"

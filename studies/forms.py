@@ -9,7 +9,8 @@ from django.contrib.auth import get_user_model
 from accounts.models import StudyMembership, Worker
 
 from .config import config_problems
-from .models import Category, Study
+from .models import Category, Document, Study
+from .services import text_segments
 
 DOCUMENT_SUFFIXES = (".jsonl", ".json")
 
@@ -110,6 +111,53 @@ class BundleUploadForm(forms.Form):
         if not bundle.name.lower().endswith(".zip"):
             raise forms.ValidationError("Upload the bundle as a .zip file.")
         return bundle
+
+
+class DocumentForm(forms.ModelForm):
+    """A document of admin with its text: the paragraphs become its segments (studies.services).
+
+    A document without text would reach workers as an empty page, so none is saved. Once a
+    document is assigned, its text is fixed: workers' spans are offsets into its segments.
+    """
+
+    text = forms.CharField(
+        label="Text", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 14, "cols": 90}),
+        help_text="What workers read. Paragraphs, separated by a blank line, become the document's segments "
+        "(shown one at a time); the sentences of each are found as a bundle import finds them.",
+    )  # fmt: skip
+
+    class Meta:
+        model = Document
+        fields = ["external_id"]  # admin adds the fields of its `fields`
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        document = self.instance
+        self.segments = []  # the document's segment texts now
+        if document.pk is not None:
+            self.segments = list(document.segments.order_by("index").values_list("text", flat=True))
+            self.fields["text"].initial = "\n\n".join(self.segments)
+        has_text = any(text.strip() for text in self.segments)
+        if has_text and document.pk is not None and document.assignments.exists():
+            self.fields["text"].disabled = True
+            self.fields["text"].help_text = (
+                "Assigned to workers: the text cannot change, as their spans point into it. "
+                "Add a new document instead."
+            )
+        self.new_segments = None  # set by clean_text when the text changes the segments
+
+    def clean_text(self):
+        if self.fields["text"].disabled:
+            return self.fields["text"].initial
+        segments = text_segments(self.cleaned_data.get("text") or "")
+        if not segments:
+            raise forms.ValidationError(
+                "A document needs its text: workers would be given an empty page. Type or paste it here; "
+                "a blank line starts a new segment."
+            )
+        if segments != self.segments:
+            self.new_segments = segments
+        return self.cleaned_data["text"]
 
 
 class DocumentsUploadForm(forms.Form):

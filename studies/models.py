@@ -5,7 +5,7 @@ import secrets
 from django.conf import settings
 from django.core.validators import MinValueValidator, RegexValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from studies import protocols
 
@@ -167,6 +167,18 @@ class Study(models.Model):
 class DocumentQuerySet(models.QuerySet):
     def for_user(self, user):
         return self.filter(study__in=Study.objects.for_user(user))
+
+    def with_text(self):
+        """Documents with a segment of text (not only white space): the only ones a worker is given.
+
+        A document without (added in admin before its text was asked for, or whose segments
+        are blank) would show a worker "segment 1 of 0" and an empty box; every way of handing
+        out documents (generating assignments, join links, qualification rounds, attention
+        checks, blocks) starts from this queryset."""
+        return self.filter(Exists(Segment.objects.filter(document=OuterRef("pk"), text__regex=r"\S")))
+
+    def without_text(self):
+        return self.exclude(pk__in=self.with_text().values("pk"))
 
 
 class Document(models.Model):

@@ -1,7 +1,7 @@
 """Writes on assignments, one named function per action (a protocol's own writes are in its app)."""
 
 from .joining import JoinRefused, assignment_join, assignments_release_stale
-from .planning import AssignmentPlan, AssignmentPlanError, assignments_generate
+from .planning import NOT_ASSIGNED, AssignmentPlan, AssignmentPlanError, assignments_generate
 from .task import (
     TaskClosed,
     TaskInputError,
@@ -12,6 +12,7 @@ from .task import (
 from .worker_feedback import assignment_save_feedback
 
 __all__ = [
+    "NOT_ASSIGNED",
     "AssignmentPlan",
     "AssignmentPlanError",
     "JoinRefused",

@@ -20,13 +20,15 @@ from studies import protocols
 
 
 def block_documents(study, block):
-    return list(study.documents.filter(block=block).order_by("position", "id").values_list("id", "input_id"))
+    """The block's documents that have text (a worker is never shown an empty one)."""
+    documents = study.documents.filter(block=block).with_text().order_by("position", "id")
+    return list(documents.values_list("id", "input_id"))
 
 
 def study_blocks(study):
-    """Block labels in bundle order."""
-    labels = study.documents.exclude(block="").order_by("position", "id").values_list("block", flat=True)
-    return list(dict.fromkeys(labels))
+    """Labels of the blocks with a document of text, in bundle order."""
+    documents = study.documents.exclude(block="").with_text().order_by("position", "id")
+    return list(dict.fromkeys(documents.values_list("block", flat=True)))
 
 
 def hash_seed(*parts):

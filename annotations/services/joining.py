@@ -194,7 +194,7 @@ def _next_main_document(study, had, design=None, arm=""):
         active[document_id] += 1
         in_arm[document_id] += held_arm == arm
     quota = arm_quota(design, arm, study.annotators_per_document) if design is not None else None
-    candidates = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
+    candidates = study.documents.filter(kind=Document.Kind.MAIN).with_text().order_by("position", "id")
     free = [
         document_id
         for document_id in candidates.values_list("id", flat=True)
@@ -213,6 +213,7 @@ def _next_qualification_document(study, had):
     the first at join, each next one when they submit the one before (services.rounds)."""
     for document_id in (
         study.documents.filter(kind=Document.Kind.QUALIFICATION)
+        .with_text()
         .order_by("position", "id")
         .values_list("id", flat=True)
     ):
@@ -232,6 +233,9 @@ def _attention_document(study, mine, had):
     if main_done < every * (checks_had + 1):
         return None
     checks = (
-        study.documents.filter(kind=Document.Kind.ATTENTION).exclude(id__in=had).order_by("position", "id")
+        study.documents.filter(kind=Document.Kind.ATTENTION)
+        .with_text()
+        .exclude(id__in=had)
+        .order_by("position", "id")
     )
     return checks.values_list("id", flat=True).first()

@@ -13,6 +13,8 @@ from studies.models import Document
 from .arms import arm_quota, workers_arms
 from .blocks import block_assignment_create, study_blocks
 
+NOT_ASSIGNED = "has no text (no segment with text): not assigned; give it its text in admin"
+
 
 class AssignmentPlanError(ValueError):
     """The request cannot be met (e.g. more annotators per document than workers)."""
@@ -22,6 +24,7 @@ class AssignmentPlanError(ValueError):
 class AssignmentPlan:
     created: list = field(default_factory=list)
     short: dict = field(default_factory=dict)  # document external id -> annotators missing
+    empty: list = field(default_factory=list)  # external ids of main documents without text, not assigned
 
 
 @transaction.atomic
@@ -31,7 +34,8 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
     Existing assignments count towards K, so running it again only fills
     gaps. Work is spread evenly: each document goes to the workers with the
     fewest documents so far, never twice to one worker, and never past the
-    study's max_documents_per_worker.
+    study's max_documents_per_worker. A document without text is never
+    assigned (Document.objects.with_text); `plan.empty` names those.
     """
     per_document = per_document or study.annotators_per_document
     worker_ids = list(dict.fromkeys(i.strip() for i in worker_ids if i.strip()))
@@ -44,6 +48,10 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
         )
     workers = [Worker.objects.get_or_create(platform=platform, external_id=i)[0] for i in worker_ids]
     blocks = protocols.of(study).works_on == "block"
+    main_documents = study.documents.filter(kind=Document.Kind.MAIN)
+    empty = list(
+        main_documents.without_text().order_by("position", "id").values_list("external_id", flat=True)
+    )
     existing = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
     # Rating studies hand out blocks, the others documents: a "target" is either.
     target_field = "block" if blocks else "document_id"
@@ -51,7 +59,7 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
         existing = existing.filter(document__isnull=True)
         targets = [(block, block) for block in study_blocks(study)]
     else:
-        documents = study.documents.filter(kind=Document.Kind.MAIN).order_by("position", "id")
+        documents = main_documents.with_text().order_by("position", "id")
         targets = list(documents.values_list("id", "external_id"))
     # Lock the study's assignment rows so two runs at once cannot over-assign.
     taken, arm_of = {}, {}
@@ -71,7 +79,7 @@ def assignments_generate(*, study, worker_ids, per_document=None, platform=Worke
         if status != Assignment.Status.RELEASED
     )  # fmt: skip
     limit = study.max_documents_per_worker
-    plan = AssignmentPlan()
+    plan = AssignmentPlan(empty=empty)
     for target, label in targets:
         pairs = taken.get(target, [])
         active = sum(1 for _, status in pairs if status != Assignment.Status.RELEASED)

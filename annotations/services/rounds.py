@@ -57,7 +57,7 @@ def round_progress(assignment):
     """(n, of): this is the candidate's n-th document of the round's `of`; None outside a round."""
     if not in_round(assignment):
         return None
-    total = assignment.study.documents.filter(kind=Document.Kind.QUALIFICATION).count()
+    total = assignment.study.documents.filter(kind=Document.Kind.QUALIFICATION).with_text().count()
     position = _round_of(assignment).filter(pk__lte=assignment.pk).count()
     return position, max(total, position)
 
@@ -81,7 +81,11 @@ def round_continue(*, assignment):
             study_id=assignment.study_id, worker_id=assignment.worker_id, kind=Assignment.Kind.QUALIFICATION
         ).values_list("document_id", flat=True)
     )
-    documents = assignment.study.documents.filter(kind=Document.Kind.QUALIFICATION).order_by("position", "id")
+    documents = (
+        assignment.study.documents.filter(kind=Document.Kind.QUALIFICATION)
+        .with_text()
+        .order_by("position", "id")
+    )
     document_id = next((pk for pk in documents.values_list("id", flat=True) if pk not in had), None)
     if document_id is None:
         return None

@@ -92,3 +92,7 @@ class AssignmentPlanSerializer(serializers.Serializer):
         child=serializers.IntegerField(),
         help_text="Document external id -> annotators still missing (workers at their limit).",
     )
+    empty = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="External ids of main documents without text (no segment with text): never assigned.",
+    )

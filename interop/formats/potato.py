@@ -83,7 +83,6 @@ class _Reading:
         self.problems = problems
         self.corpus = Corpus()
         self.documents = {}  # id -> (Document, file name, line)
-        self.seen = {}  # (document id, annotator) -> (file name, line)
         self.shapes = {}  # file name -> (the shape of its first line, that line)
 
     def record(self, record, line, file_name, file_annotator):
@@ -124,12 +123,8 @@ class _Reading:
         document = self.document(identifier, text, line, file_name, problem)
         if document is None:
             return
-        first = self.seen.setdefault((identifier, annotator), (file_name, line))
-        if first != (file_name, line):
-            problem(
-                f"{item}: annotator {annotator!r} annotated it twice (first on {first[0]} line {first[1]})"
-            )
-            return
+        # An instance annotated twice by one annotator is their repeated annotation, which the import
+        # keeps (interop/importing.py, repeats).
         ignored = {id_key, "displayed_text", "span_annotations", "user_id"}
         potato = {
             "shape": "all" if combined else "user",

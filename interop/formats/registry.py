@@ -17,6 +17,10 @@ FORMATS = {
 EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, never read back
 
 
+# Options of the import itself, which every format takes (interop/importing.py: repeats).
+IMPORT_OPTIONS = ("repeats",)
+
+
 class FormatUnavailable(Exception):
     """The format is unknown, not installed, or cannot do what was asked."""
 
@@ -49,9 +53,12 @@ def format_module(name, *, reading):
 
 
 def reading_options(name):
-    """The names of the options format `name`'s reader takes (doccano: offsets), in its order."""
+    """The names of the options an import of format `name` takes: its reader's (doccano: offsets),
+    in their order, then the import's own (IMPORT_OPTIONS)."""
     parameters = inspect.signature(format_module(name, reading=True).read).parameters.values()
-    return [parameter.name for parameter in parameters if parameter.kind is parameter.KEYWORD_ONLY]
+    return [parameter.name for parameter in parameters if parameter.kind is parameter.KEYWORD_ONLY] + [
+        option for option in IMPORT_OPTIONS if option not in {p.name for p in parameters}
+    ]
 
 
 def parsed_options(name, texts):

@@ -62,7 +62,8 @@ def check_assignments(
         if spec is None:
             continue
         identity = (spec.document, spec.platform, spec.annotator, spec.kind)
-        if identity in first_line:
+        # A worker's retests of one document may be several (repeated annotations of an imported file).
+        if identity in first_line and spec.kind != "retest":
             problems.add(record.file, record.line,
                          f"annotator '{spec.annotator}' already has a {spec.kind} assignment for "
                          f"'{spec.document}' (line {first_line[identity]})")  # fmt: skip
@@ -95,8 +96,9 @@ def _check_assignment(record, problems, documents, categories, locate, count, qu
     annotations = []
     for position, raw in enumerate(raw_annotations):
         where = f"annotation {position + 1}"
-        # An automatic evaluator's span of a paired category may lack the earlier span it did not find.
-        unpaired_ok = isinstance(value.get("kind"), str) and value["kind"] == "model"
+        # An automatic evaluator's span of a paired category may lack the earlier span it did not find
+        # (in its model annotation, and in a repeated one, kept as its retest).
+        unpaired_ok = value.get("kind") == "model" or value.get("platform") == "model"
         annotation = _check_annotation(raw, where, segments, categories, locate, count, file, line, problems,
                                        unpaired_ok=unpaired_ok)  # fmt: skip
         if annotation is None:

@@ -1,4 +1,5 @@
-"""Documents: a scoped list, and a preview of each as its segments and sentences."""
+"""Documents: a scoped list, the text entered on the add and change pages, and a preview of each
+as its segments and sentences."""
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
@@ -10,7 +11,9 @@ from django.utils.html import format_html
 from import_export.admin import ExportMixin
 
 from exports.resources import EXPORT_FORMATS, DocumentResource
+from studies.forms import DocumentForm
 from studies.models import Document, Segment
+from studies.services import document_segments_replace
 
 from .preview import document_preview_html
 from .scoping import StudyListFilter, StudyScopedAdmin
@@ -20,12 +23,15 @@ from .scoping import StudyListFilter, StudyScopedAdmin
 class DocumentAdmin(ExportMixin, StudyScopedAdmin):
     resource_classes = [DocumentResource]
     formats = EXPORT_FORMATS
+    form = DocumentForm
 
     list_display = ["external_id", "study", "kind", "system", "input_id", "segment_count", "preview_link"]
     list_select_related = ["study"]
     list_filter = [StudyListFilter, "kind", "system"]
     search_fields = ["external_id", "input_id", "system"]
-    fields = ["study", "external_id", "input_id", "system", "kind", "position", "source", "meta", "preview"]
+    fields = [
+        "study", "external_id", "input_id", "system", "kind", "position", "text", "source", "meta", "preview",
+    ]  # fmt: skip
     readonly_fields = ["preview"]
 
     def get_queryset(self, request):
@@ -39,7 +45,15 @@ class DocumentAdmin(ExportMixin, StudyScopedAdmin):
         return [*self.readonly_fields, "study"] if obj is not None else self.readonly_fields
 
     def get_fields(self, request, obj=None):
-        return self.fields if obj is not None else [name for name in self.fields if name != "preview"]
+        left_out = {"preview"} if obj is None else set()
+        if obj is not None and not self.has_change_permission(request, obj):
+            left_out.add("text")  # the form's own field; a reader sees the segments in the preview
+        return [name for name in super().get_fields(request, obj) if name not in left_out]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        if form.new_segments is not None:
+            document_segments_replace(document=obj, segments=form.new_segments)
 
     @admin.display(description="segments", ordering="segment_count")
     def segment_count(self, document):

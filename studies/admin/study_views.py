@@ -238,5 +238,6 @@ def generate_assignments(model_admin, request, object_id):
         rows=rows,
         rows_tsv="\n".join("\t".join(row) for row in rows),
         short=sorted(plan.short.items()) if plan else [],
+        empty=plan.empty if plan else [],
     )
     return TemplateResponse(request, "admin/studies/study/generate_assignments.html", context)

@@ -214,7 +214,6 @@ def test_every_problem_of_a_bad_records_file_is_reported_with_its_line():
         (2, "output 'd/s/m/1': annotation 8: must be an object, not a string"),
         (3, "record: dataset, setup_id, example_idx missing"),
         (4, "output 'd/s/m/1': its text differs from the one on bad.jsonl line 2"),
-        (6, "output 'd/s/m/2': annotator 'x' annotated it twice (first on bad.jsonl line 5)"),
         (7, "record: example_idx 3.5 is not a whole number"),
         (8, "output 'd/s/m/4': annotations must be a list, not an object"),
         (9, "record: split 1.5 is not text"),

@@ -307,13 +307,14 @@ def test_a_region_without_text_beyond_the_task_text_is_a_problem(tmp_path):
     ]
 
 
-def test_qualification_and_retest_rounds_stay_on_the_platform(tmp_path):
+def test_qualification_rounds_stay_on_the_platform(tmp_path):
+    # A retest is written, as the annotator's repeated annotation (tests/interop/test_repeats.py).
     from django.utils import timezone
 
     study_import_annotations(path=EXPORT, fmt="label-studio", slug="rounds")
     main = Assignment.objects.get(study__slug="rounds", document__external_id="101", worker__external_id="7")
     Assignment.objects.create(
-        study=main.study, document=main.document, worker=main.worker, kind=Assignment.Kind.RETEST,
+        study=main.study, document=main.document, worker=main.worker, kind=Assignment.Kind.QUALIFICATION,
         status=Assignment.Status.SUBMITTED, submitted_at=timezone.now(),
     )  # fmt: skip
     out = tmp_path / "out.json"

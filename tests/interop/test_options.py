@@ -43,11 +43,15 @@ def test_the_offsets_option_changes_how_doccano_is_read(tmp_path):
 @pytest.mark.parametrize(
     ("fmt", "option", "message"),
     [
-        ("doccano", "colour=red", "format 'doccano' has no option 'colour'; its options: offsets"),
-        ("factgenie", "offsets=utf-16", "format 'factgenie' has no option 'offsets'; its options: outputs"),
+        ("doccano", "colour=red", "format 'doccano' has no option 'colour'; its options: offsets, repeats"),
+        (
+            "factgenie",
+            "offsets=utf-16",
+            "format 'factgenie' has no option 'offsets'; its options: outputs, repeats",
+        ),
         ("doccano", "offsets", "option 'offsets': give NAME=VALUE"),
         ("doccano", "=utf-16", "option '=utf-16': give NAME=VALUE"),
-        ("potato", "offsets=utf-16", "format 'potato' takes no options"),
+        ("potato", "offsets=utf-16", "format 'potato' has no option 'offsets'; its options: repeats"),
     ],
 )
 def test_a_bad_option_is_refused_naming_the_formats_options_and_nothing_is_written(fmt, option, message):
@@ -107,7 +111,7 @@ def test_admin_takes_options_as_name_value_lines(client, researcher):
         (
             "doccano",
             "colour=red",
-            "format &#x27;doccano&#x27; has no option &#x27;colour&#x27;; its options: offsets",
+            "format &#x27;doccano&#x27; has no option &#x27;colour&#x27;; its options: offsets, repeats",
         ),
         ("factgenie", "outputs=/etc/passwd", "factgenie&#x27;s outputs file is read on the server"),
     ],

@@ -134,7 +134,6 @@ def test_every_problem_of_a_bad_file_is_reported_with_its_line():
         (3, "instance 'b': displayed_text must be text, not a number"),
         (4, "instance 'c': span_annotations must be a list, not a string"),
         (5, "instance 'a': its displayed_text differs from the one on bad.jsonl line 1"),
-        (7, "instance 'd': annotator 'bad' annotated it twice (first on bad.jsonl line 6)"),
         (
             8,
             "instance on line 8: an all-users line (user_id, instance_id) after a per-user line (id) on line 1;"

@@ -177,14 +177,18 @@ def test_people_beside_an_evaluator_are_noted_and_not_imported():
     assert "note: label-studio-export.json: 4 annotations of 2 people not imported" in out
 
 
-def test_an_evaluator_twice_on_one_document_is_a_problem(tmp_path):
+def test_an_evaluators_two_annotations_of_one_document_are_both_reviewed(tmp_path):
     tasks = json.loads((FILES / "label-studio-export.json").read_text(encoding="utf-8"))
     tasks[0]["predictions"].append(tasks[0]["predictions"][0])
     path = tmp_path / "twice.json"
     path.write_text(json.dumps(tasks, indent=2), encoding="utf-8")
-    _, lines = refused(str(path), "--format", "label-studio", "--slug", "twice", "--into", "review")
-    assert len(lines) == 1 and "evaluator 'ner-v2' already has an annotation of this document" in lines[0]
-    assert not Study.objects.exists()
+    out, _ = run(str(path), "--format", "label-studio", "--slug", "twice", "--into", "review")
+    study = Study.objects.get(slug="twice")
+    assert [(i[0], i[1], i[3]) for i in items(study)] == [("101", "ner-v2", "Rosalie")] * 2
+    assert (
+        "note: twice.json: evaluator 'ner-v2' annotated task 101 more than once: the regions of each are "
+        "review items (2 annotations)"
+    ) in out
 
 
 def test_a_span_across_segments_is_a_problem_naming_the_record_and_nothing_is_written(tmp_path):

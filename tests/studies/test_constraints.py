@@ -60,9 +60,13 @@ def test_one_token_per_assignment_and_tokens_are_long_and_distinct():
     refused(lambda: Assignment.objects.filter(pk=second.pk).update(token=first.token))
 
 
-def test_a_worker_gets_a_document_once_per_kind():
+def test_a_worker_gets_a_document_once_per_kind_and_retests_may_be_several():
     assignment = AssignmentFactory()
     refused(lambda: AssignmentFactory(document=assignment.document, worker=assignment.worker))
+    AssignmentFactory(document=assignment.document, worker=assignment.worker, kind="gold")
+    refused(lambda: AssignmentFactory(document=assignment.document, worker=assignment.worker, kind="gold"))
+    # Several retests: a person's repeated annotations of one item in an imported file.
+    AssignmentFactory(document=assignment.document, worker=assignment.worker, kind="retest")
     AssignmentFactory(document=assignment.document, worker=assignment.worker, kind="retest")
 
 

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import Worker
-from annotations.services import AssignmentPlanError, assignments_generate
+from annotations.services import NOT_ASSIGNED, AssignmentPlanError, assignments_generate
 from studies.models import Study
 
 
@@ -32,3 +32,5 @@ class Command(BaseCommand):
             self.stdout.write(f"{assignment.worker.external_id}\t{target}\t{assignment.task_path}")
         for document, missing in plan.short.items():
             self.stderr.write(f"{document}: still needs {missing} annotator(s) (workers at their limit)")
+        for document in plan.empty:
+            self.stderr.write(f"{document}: {NOT_ASSIGNED}")

@@ -60,14 +60,11 @@ class _Reading:
     def __init__(self, corpus, problems, unit):
         self.corpus, self.problems, self.unit = corpus, problems, unit
         self.documents = {}  # id -> (Document, file, line)
-        self.seen = {}  # (document id, annotator) -> (file, line)
-        self.at = ("", 0)  # the file and line being read
 
     def line(self, record, line, file_name, file_annotator):
         def problem(message):
             self.problems.add(file_name, line, message)
 
-        self.at = (file_name, line)
         document = self.document(record, line, file_name, problem)
         if document is None:
             return
@@ -96,8 +93,8 @@ class _Reading:
         if shape == "annotations":
             self.per_user(record["annotations"], document, annotator, doccano, offsets, (line, item, problem))
             return
-        if not self.first_time(document, annotator, line, item, problem):
-            return
+        # A second line of the same document and annotator is their repeated annotation: the import
+        # keeps it (interop/importing.py, repeats).
         annotation = Annotation(document=document.id, annotator=annotator, meta={"doccano": doccano})
         doccano["shape"] = shape
         if shape == "entities":
@@ -107,12 +104,6 @@ class _Reading:
                 doccano["label_key"] = "labels"
             self.labels(record.get(keys[0] if keys else "label", []), annotation, offsets, item, problem)
         self.add(annotation, record, line, item)
-
-    def first_time(self, document, annotator, line, item, problem):
-        first = self.seen.setdefault((document.id, annotator), self.at)
-        if first != self.at:
-            problem(f"{item}: annotator {annotator!r} labels it twice (first on {first[0]} line {first[1]})")
-        return first == self.at
 
     def add(self, annotation, record, line, item):
         if "Comments" in record:
@@ -142,8 +133,6 @@ class _Reading:
                 continue
             annotation = annotations.get(str(user))
             if annotation is None:
-                if not self.first_time(document, str(user), line, item, problem):
-                    continue
                 meta = {**doccano, "shape": "annotations", "user_value": user, "entries": []}
                 annotation = Annotation(document=document.id, annotator=str(user), meta={"doccano": meta})
                 annotations[str(user)] = annotation
@@ -160,11 +149,7 @@ class _Reading:
                     {"position": number - 1, "label": entry["label"], **extra}
                 )
         # Nobody labelled the example: the file's annotator found nothing.
-        if (
-            not annotations
-            and entries == []
-            and self.first_time(document, file_annotator, line, item, problem)
-        ):
+        if not annotations and entries == []:
             meta = {**doccano, "shape": "annotations", "entries": []}
             annotations[file_annotator] = Annotation(
                 document=document.id, annotator=file_annotator, meta={"doccano": meta}

@@ -108,7 +108,6 @@ class _Reading:
         self.problems, self.campaign, self.outputs = problems, campaign, outputs
         self.corpus = Corpus()
         self.documents = {}  # id -> (Document, file name, line)
-        self.seen = {}  # (document id, annotator) -> (file name, line)
         self.campaign_unit = UTF16 if (campaign or {}).get("mode") == CROWDSOURCING else CODE_POINTS
         config = (campaign or {}).get("config", {})
         self.categories = category_names(config.get("annotation_span_categories")) or []
@@ -145,13 +144,9 @@ class _Reading:
         if not isinstance(annotator, str | int) or isinstance(annotator, bool) or str(annotator) == "":
             problem(f"{item}: annotator_id {annotator!r} names no annotator")
             return
+        # A second record of one output by one annotator is their repeated annotation, which the import
+        # keeps (interop/importing.py, repeats).
         annotator = str(annotator)
-        first = self.seen.setdefault((document.id, annotator), (file_name, line))
-        if first != (file_name, line):
-            problem(
-                f"{item}: annotator {annotator!r} annotated it twice (first on {first[0]} line {first[1]})"
-            )
-            return
         mode = record_mode(self.campaign, record, metadata)
         kind = MODEL if mode == LLM_EVAL else MAIN
         categories = category_names(metadata.get("annotation_span_categories")) or self.categories

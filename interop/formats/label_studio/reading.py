@@ -2,6 +2,8 @@
 
 import functools
 
+from bundles.problems import located
+
 from ...corpus import GOLD, MAIN, MODEL, Annotation, Corpus, Document, Link, Region
 from ...reading import json_array_items
 from ..offsets import CODE_POINTS, UTF16, Offsets
@@ -109,7 +111,7 @@ def _annotation(raw, kind, document, line, name, problems, corpus):
     what = "prediction" if kind == MODEL else "annotation"
     item = f"{document.item}, {what} {raw.get('id', '?')}"
     if raw.get("was_cancelled"):
-        corpus.notes.append(f"{name}:{line}: {item}: cancelled (was_cancelled), not imported")
+        corpus.notes.append(f"{located(name, line)}: {item}: cancelled (was_cancelled), not imported")
         return None
     if kind == MODEL:
         annotator = str(raw.get("model_version") or "prediction")
@@ -159,7 +161,7 @@ def _results(raw, annotation, document, name, problems, corpus):
             skipped[kind] = skipped.get(kind, 0) + 1
     for kind, count in skipped.items():
         corpus.notes.append(
-            f"{name}:{annotation.line}: {annotation.item}: {count} result(s) of type {kind!r} not imported"
+            f"{located(name, annotation.line)}: {annotation.item}: {count} result(s) of type {kind!r} not imported"
         )
     return spans
 

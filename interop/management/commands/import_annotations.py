@@ -37,8 +37,9 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument(
             "--option", action="append", default=[], metavar="NAME=VALUE", dest="format_options",
-            help="An option of the format's reader, repeatable: doccano offsets=utf-16 or code-points; "
-            "factgenie outputs=FILE; label-studio text_field=FIELD.",
+            help="An option, repeatable: every format repeats=retest (default) or latest, what a person's "
+            "repeated annotations of an item become; doccano offsets=utf-16 or code-points; factgenie "
+            "outputs=FILE; label-studio text_field=FIELD.",
         )  # fmt: skip
         parser.add_argument("--text-field", help="Label Studio: the field of data that holds the text.")
 

@@ -181,7 +181,8 @@ def study_preview(*, study, user):
     if study.status != Study.Status.DRAFT:
         raise SetupRefused("only a draft is previewed; a launched study is tried with a task link of its own")
     document = (
-        Document.objects.filter(study=study, kind=Document.Kind.MAIN, segments__isnull=False)
+        Document.objects.with_text()
+        .filter(study=study, kind=Document.Kind.MAIN)
         .order_by("position", "pk")
         .first()
     )

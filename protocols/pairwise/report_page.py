@@ -47,6 +47,9 @@ def pairwise_report_context(result):
     bt = result.get("bradley_terry", {})
     level = round(100 * bt.get("level", 0.95))
     return {
+        "empty": ""
+        if result.get("choices")
+        else "Win rates and scores come from submitted choices; this report found none.",
         "counts": {
             key: result.get(key) for key in ("choices", "annotators", "blocks", "inputs", "pairs", "ties")
         },

@@ -25,7 +25,11 @@ def rating_report_context(result):
         )
         if name in result
     ]
+    rated = any((values.get("n") or 0) > 0 for values in scores.values())
     return {
+        "empty": ""
+        if rated
+        else "Scores and reliability come from submitted ratings; this report found none.",
         "system_scores": sorted(scores.items()),
         "reliability": reliability,
         "shr": result.get("shr"),

@@ -6,7 +6,9 @@ from reports.charts import bar_chart
 def review_report_context(result):
     """Review studies: per evaluator answer distributions, and agreement per question."""
     evaluators = sorted(result.get("evaluators", {}).items())
+    reviewed = any(values.get("reviews") for _, values in evaluators)
     return {
+        "empty": "" if reviewed else "Verdicts and agreement come from submitted reviews; this report found none.",
         "evaluators": evaluators,
         "questions": sorted(result.get("questions", {}).items()),
         "real_error_chart": bar_chart([(name, e.get("real_error_pct")) for name, e in evaluators],

@@ -134,3 +134,22 @@ def test_a_researcher_moves_the_study_from_pilot_to_main_run_to_finished(researc
 def test_the_sites_home_is_the_console():
     response = Client().get("/")
     assert response.status_code == 302 and response.url == reverse("console:home")
+
+
+@pytest.mark.parametrize("protocol", ["likert", "bws", "pairwise"])
+def test_a_rating_or_pairwise_report_before_any_work_says_so_once(researcher, protocol):
+    from tests.factories import DocumentFactory, SegmentFactory, StudyFactory
+
+    study = StudyFactory(protocol=protocol, taxonomy=None, status="open")
+    StudyMembership.objects.create(study=study, user=researcher)
+    for number in range(4):
+        document = DocumentFactory(
+            study=study, block="1", input_id=f"in{number // 2}", system=f"sys{number % 2}"
+        )
+        SegmentFactory(document=document, index=0, text="An output to judge.")
+    done_report(study)
+    page = (
+        client_of(researcher).get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    )
+    assert 'id="report-empty"' in page and "found none" in page
+    assert page.count("n/a") < 3

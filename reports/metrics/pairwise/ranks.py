@@ -20,7 +20,9 @@ def input_ranks(comparisons):
     """Inputs x systems ranks (1 = best, mean ranks for equal shares), NaN where not compared."""
     sums, counts = comparisons.totals(comparisons.input, len(comparisons.table.inputs))
     present = counts > 0
-    share = np.divide(sums, counts, out=np.zeros_like(sums), where=present)
+    share = np.divide(
+        sums, counts, out=np.zeros(sums.shape, dtype=float), where=present
+    )  # float even with no choice
     # Shares are sums of halves divided by whole counts: equal fractions give equal floats.
     rivals = present[:, None, :]
     above = ((share[:, None, :] > share[:, :, None]) & rivals).sum(axis=2)

@@ -88,12 +88,21 @@ class CategoriesForm(forms.Form):
 class ScaleForm(forms.Form):
     """A Likert study's scale or a BWS study's tuple size (the pairwise protocol needs neither)."""
 
-    low = forms.IntegerField(min_value=0, max_value=10, initial=1, label="Lowest point")
-    high = forms.IntegerField(min_value=1, max_value=100, initial=5, label="Highest point")
-    tuple_size = forms.IntegerField(min_value=2, max_value=10, initial=4, label="Outputs per tuple")
+    low = forms.IntegerField(min_value=0, max_value=10, initial=1, label="Lowest point", required=False)
+    high = forms.IntegerField(min_value=1, max_value=100, initial=5, label="Highest point", required=False)
+    tuple_size = forms.IntegerField(
+        min_value=2, max_value=10, initial=4, label="Outputs per tuple", required=False
+    )
+
+    def __init__(self, *args, protocol, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.needed = {"likert": ("low", "high"), "bws": ("tuple_size",)}.get(protocol, ())
 
     def clean(self):
         data = super().clean()
+        for name in self.needed:
+            if data.get(name) is None and name not in self.errors:
+                self.add_error(name, "Give a number.")
         if data.get("low") is not None and data.get("high") is not None and data["high"] <= data["low"]:
             self.add_error("high", "The highest point must be above the lowest.")
         return data

@@ -113,8 +113,8 @@ def categories(request, study_id):
 
 
 def _scale(request, study, protocol):
-    form = ScaleForm(request.POST or None)
-    if request.method == "POST" and (protocol.key == "pairwise" or form.is_valid()):
+    form = ScaleForm(request.POST if request.method == "POST" else None, protocol=protocol.key)
+    if request.method == "POST" and form.is_valid():
         if protocol.key == "likert":
             config = {"scale": {"min": form.cleaned_data["low"], "max": form.cleaned_data["high"]}}
         elif protocol.key == "bws":

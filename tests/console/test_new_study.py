@@ -142,3 +142,31 @@ def test_only_the_studys_researchers_set_it_up(client, researcher, other_researc
             assert other.post(reverse(f"console:{name}", args=[study.pk]), {"text": "x"}).status_code == code
     assert study.documents.count() == 0 and Study.objects.get(pk=study.pk).status == "draft"
     assert Client().get(reverse("console:home")).status_code == 302  # anonymous: to the login page
+
+
+@pytest.mark.parametrize(
+    ("protocol", "scale", "config"),
+    [
+        ("likert", {"low": 1, "high": 7}, {"scale": {"min": 1, "max": 7}}),
+        ("bws", {"tuple_size": 3}, {"tuple_size": 3}),
+        ("pairwise", {}, {}),
+    ],
+)
+def test_a_rating_study_sets_its_scale_instead_of_categories(client, protocol, scale, config):
+    client.post(reverse("console:new"), {"title": f"A {protocol} study", "protocol": protocol})
+    study = Study.objects.get(title=f"A {protocol} study")
+    texts = "\n---\n".join(f"Output {n}." for n in range(4))
+    assert client.post(reverse("console:documents", args=[study.pk]), {"text": texts}).status_code == 302
+    assert set(study.documents.values_list("block", flat=True)) == {"1"}  # one block of every document
+    page = client.get(reverse("console:categories", args=[study.pk])).content.decode()
+    assert "Start from" not in page  # no taxonomy for a rating study
+    response = client.post(reverse("console:categories", args=[study.pk]), scale)
+    assert response.url == reverse("console:annotators", args=[study.pk])
+    study.refresh_from_db()
+    assert {key: study.config[key] for key in config} == config
+    client.post(response.url, {"annotators_per_document": 2})
+    client.post(reverse("console:launch", args=[study.pk]), {"stage": "main", "workers": "ana\nben"})
+    study.refresh_from_db()
+    assert (
+        study.status == "open" and Assignment.objects.filter(study=study).count() == 2
+    )  # one block, two people

@@ -5,7 +5,9 @@
  * While the worker types in a field (the comment, an answer about the whole
  * text), letters are text and the arrows move the caret or the radio choice:
  * only Escape, and in the comment Ctrl+Enter (Add), act there. Enter and
- * Space on a focused button or checkbox are the browser's own.
+ * Space on a focused button or checkbox are the browser's own. The page never
+ * puts the focus in a field itself (after Add it goes back to the current
+ * segment), so a key meant as a shortcut is never typed as text.
  */
 
 export function attachKeyboard(state, dialog, actions) {

@@ -136,6 +136,9 @@ function addAnnotation() {
   queue.push({ kind: "add", body: annotation });
   render();
   say(`Added: ${state.category(annotation.category).label}.`);
+  // Back to the text: the worker's next key is a shortcut (n, a category), never a letter
+  // typed into the comment box or pressed on a button they did not choose.
+  els.current.focus({ preventScroll: true });
 }
 
 function removeAnnotation(clientId) {

@@ -34,7 +34,11 @@ export function attachKeyboard(state, dialog, actions) {
     // The arrows always move, even when a taxonomy takes n or p as a category key.
     const moves = { n: actions.next, p: actions.previous, ArrowRight: actions.next, ArrowLeft: actions.previous };
     const action = category && event.key.length === 1 ? () => actions.chooseCategory(category.key) : moves[event.key];
-    if (!action) return;
+    if (!action) {
+      // u: the page's undo, where it has one (its add-on says whether it took the key).
+      if (event.key.toLowerCase() === "u" && actions.undo?.()) event.preventDefault();
+      return;
+    }
     event.preventDefault();
     action();
   });

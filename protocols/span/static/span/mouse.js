@@ -26,7 +26,7 @@ export function attachMouse(state, els, { render, say, takeSpan = () => false })
       const root = segmentTextElement(els.text, state.current);
       const span = root && spanFromRange(range, root, state.segment(state.current));
       if (span && takeSpan(span)) {
-        // A suggestion's new boundaries (suggestions.js), not a new annotation.
+        // Taken by a page add-on (new boundaries of something it shows), not a new annotation.
       } else if (span) {
         state.setSpan(span);
         say(`Selected “${state.pending.span.text}”.`);

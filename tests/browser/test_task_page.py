@@ -65,7 +65,7 @@ def test_span_after_an_emoji_is_stored_in_code_points(page, live_server):
     assignment = make_task()
     open_task(page, live_server, assignment)
     expect(page.locator("#segment-counter")).to_have_text("Segment 1 of 3")
-    expect(page.locator("#step-prompt")).to_contain_text("highlight an error span")
+    expect(page.locator("#step-prompt")).to_contain_text("select the words of an error")
 
     start, end = select_words(page, 0, TEXTS[0], "quickly")
     expect(page.locator("#pending-span-text")).to_have_text("quickly")

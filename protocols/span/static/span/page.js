@@ -142,6 +142,7 @@ export async function startSpanPage(data, addOn = {}) {
 
   function chooseCategory(key, { fromKeyboard = false } = {}) {
     if (state.readOnly || added.chooseCategory(key)) return;
+    mouse.takeHeld(); // words selected on a touch screen: the span, or the earlier span
     state.chooseCategory(key);
     render();
     say(`Category: ${state.pendingCategory.label}.`);
@@ -149,7 +150,10 @@ export async function startSpanPage(data, addOn = {}) {
   }
 
   function addAnnotation() {
-    if (state.readOnly || !state.pendingReady) return;
+    if (state.readOnly) return;
+    if (mouse.takeHeld()) render(); // the earlier span, selected on a touch screen
+    if (state.awaitingPaired) say("Select the earlier span first.", { error: true });
+    if (!state.pendingReady) return;
     const annotation = state.takePending();
     state.addAnnotation(annotation, false);
     queue.push({ kind: "add", body: annotation });

@@ -45,6 +45,7 @@ export class TaskState {
     this.closedMessage = null;
     this.submitting = false;
     this.pending = emptyPending();
+    this.selectionHeld = false; // words selected on a touch screen, not taken yet (mouse.js)
     this.applyServer(data);
   }
 

@@ -7,6 +7,7 @@ import pytest
 from django.urls import reverse
 
 from annotations.services.task import assignment_submit
+from protocols.rating.models import Rating
 from protocols.span.models import DocumentAnswer
 from qualification.services import qualification_result_update
 from studies.models import Study
@@ -24,6 +25,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 # A word longer than a phone's line: nothing may push the page sideways for it.
 LONG_WORD = "Pneumonoultramicroscopicsilicovolcanoconiosis-and-antidisestablishmentarianism"
+LONG_COMMENT = "See https://example.org/a/very/long/address/that/a/worker/pasted/without/any/space/in/it"
 LONG_TITLE = "Coherence of book summaries written by large language models, second round (pilot)"
 LONG_TEXTS = [
     "Anna met Ben at the old mill by the river. They talked for hours about the harvest, the weather "
@@ -41,11 +43,14 @@ def with_long_title(assignment):
 
 
 def span_mid_text(page, live_server, tmp_path):
-    """Segment 2 of 3: text already read above it, an annotation in the list."""
-    assignment = with_long_title(make_task(LONG_TEXTS, current_segment=1, segments_visited=[0, 1]))
-    segment = assignment.document.segments.get(index=0)
+    """Segment 3 of 3: text already read above it; in the list a span of a long word, with a
+    comment of a long address."""
+    assignment = with_long_title(make_task(LONG_TEXTS, current_segment=2, segments_visited=[0, 1, 2]))
+    segment = assignment.document.segments.get(index=2)
     category = assignment.study.taxonomy.categories.get(key="CharE")
-    ErrorAnnotationFactory(assignment=assignment, segment=segment, category=category, text="Anna", comment="Who?")
+    start = LONG_TEXTS[2].index(LONG_WORD)
+    ErrorAnnotationFactory(assignment=assignment, segment=segment, category=category, start=start,
+                           end=start + len(LONG_WORD), text=LONG_WORD, comment=LONG_COMMENT)  # fmt: skip
     open_task(page, live_server, assignment)
 
 
@@ -155,10 +160,14 @@ def instructions(page, live_server, tmp_path):
 
 
 def done(page, live_server, tmp_path):
-    assignment = make_task(LONG_TEXTS, current_segment=2, segments_visited=[0, 1, 2])
+    """A rating block's completion: the code and the announced second round's long link."""
+    config = {"scale": {"min": 1, "max": 5}, "retest_after_days": 7, "announce_retest": True}
+    assignment = rating_assignment(tmp_path, config=config)
+    for document_id in assignment.items:
+        Rating.objects.create(assignment=assignment, document_id=document_id, score=3)
     assignment_submit(assignment=assignment)
     page.goto(live_server.url + reverse("task-done", args=[assignment.token]))
-    page.locator("#completion-code").wait_for()
+    page.locator("#retest a").wait_for()
 
 
 WORKER_PAGES = [

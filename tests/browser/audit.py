@@ -75,7 +75,9 @@ def axe_violations(page, *, exclude=()):
 def format_violations(violations):
     lines = []
     for violation in violations:
-        lines.append(f"[{violation['impact']}] {violation['id']}: {violation['help']} ({violation['helpUrl']})")
+        lines.append(
+            f"[{violation['impact']}] {violation['id']}: {violation['help']} ({violation['helpUrl']})"
+        )
         for target, html, summary in zip(
             violation["targets"], violation["html"], violation["summaries"], strict=True
         ):

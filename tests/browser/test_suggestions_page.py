@@ -71,6 +71,9 @@ def eventually(page, condition):
 
 def wait_saved(page, assignment, count):
     page.wait_for_function("() => !document.querySelector('.row-saving')")
+    # The page has its answers too: its save queue (kept in localStorage) is empty. A reload before
+    # that would be held by the "unsaved work" prompt, which the test's page dismisses.
+    page.wait_for_function("() => !Object.keys(localStorage).some((k) => k.startsWith('falte-task-queue:'))")
     saved = eventually(
         page, lambda: SuggestionDecision.objects.filter(assignment=assignment).count() == count
     )

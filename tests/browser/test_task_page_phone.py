@@ -61,7 +61,9 @@ def test_the_categories_are_on_the_first_screen_right_under_the_text(phone_page,
     _, text_bottom = top_and_bottom(phone_page, "#current")
     first_category = 'button.category[data-key="CharE"]'
     category_top, category_bottom = top_and_bottom(phone_page, first_category)
-    assert category_bottom <= height, f"the first category ends {category_bottom:.0f} px down a {height} px screen"
+    assert category_bottom <= height, (
+        f"the first category ends {category_bottom:.0f} px down a {height} px screen"
+    )
     assert category_top >= text_bottom  # under the text, not over it
     # Nothing but the categories' heading stands between the text and them.
     between = phone_page.evaluate(
@@ -101,6 +103,9 @@ def test_words_selected_by_touch_become_spans_when_a_category_or_add_is_tapped(p
     touch_select(phone_page, 0, TEXTS[0], "They talked for hours")
     phone_page.locator("#add").tap()
     expect(phone_page.locator('#annotation-list > li[data-saved="true"]')).to_have_count(2)
-    stored = {a.category.key: a for a in ErrorAnnotation.objects.filter(assignment=assignment).select_related("category")}
+    stored = {
+        a.category.key: a
+        for a in ErrorAnnotation.objects.filter(assignment=assignment).select_related("category")
+    }
     assert (stored["CharE"].start, stored["CharE"].end, stored["CharE"].text) == (start, end, "Élodie")
     assert (stored["RepE"].text, stored["RepE"].paired_text) == ("Anna smiled", "They talked for hours")

@@ -103,7 +103,9 @@ def likert(page, live_server, tmp_path):
     config = {"scale": {"min": 1, "max": 10, "labels": {"1": "very poor indeed", "10": "excellent throughout"}},
               "question": "How consistent is the summary with the article?"}  # fmt: skip
     docs = documents(3, texts=[f"The council voted {LONG_WORD}.", "Second.", "Third."])
-    open_rating_page(page, live_server, with_long_title(rating_assignment(tmp_path, config=config, docs=docs)))
+    open_rating_page(
+        page, live_server, with_long_title(rating_assignment(tmp_path, config=config, docs=docs))
+    )
     page.locator('.answer .scale-point:has(input[value="4"])').click()
     page.locator("#unit-status", has_text="Saved: 4").wait_for()
 
@@ -115,7 +117,10 @@ def bws(page, live_server, tmp_path):
 
 
 def pairwise(page, live_server, tmp_path):
-    config = {"question": "Which summary is better?", "strength": {"max": 2, "labels": {1: "slightly", 2: "clearly"}}}
+    config = {
+        "question": "Which summary is better?",
+        "strength": {"max": 2, "labels": {1: "slightly", 2: "clearly"}},
+    }
     study = import_pairwise(tmp_path, config=config, documents=pairwise_documents(blocks=("b1",), inputs=1))
     assignment = with_long_title(pair_assignment(study))
     page.goto(live_server.url + reverse("task-annotate", args=[assignment.token]))

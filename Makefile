@@ -3,7 +3,7 @@ PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-dev env
+.PHONY: demo test install install-dev env browser-test-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,14 @@ demo: $(VENV)/.installed env
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 # The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium).
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev browser-test-deps
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest
+
+# The browser tests' JavaScript (axe-core for tests/browser/audit.py), pinned in
+# tests/browser/package-lock.json and installed from the npm registry; never fetched by a test.
+tests/browser/node_modules/.installed: tests/browser/package.json tests/browser/package-lock.json
+	npm ci --prefix tests/browser --no-audit --no-fund
+	touch $@
+
+browser-test-deps: tests/browser/node_modules/.installed

@@ -24,7 +24,7 @@ from . import (
 )
 from .assistance.design import arm_design
 from .assistance.report import assistance_for
-from .assistance.suggestions import undecided_before
+from .assistance.suggestions import shows_suggestions, undecided_before
 from .export_copy import span_csv_copy
 
 
@@ -64,6 +64,8 @@ class SpanProtocol(Protocol):
                 "assignment": assignment,
                 "study": assignment.study,
                 "task_data": selectors.task_page_data(assignment),
+                # The suggestion arm's page loads its own script, style and panel; the control's none.
+                "suggestion_arm": shows_suggestions(assignment),
             },
         )
 

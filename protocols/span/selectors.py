@@ -10,14 +10,17 @@ from .document_questions import ordered_answers, study_questions
 from .models import DocumentAnswer
 
 
-def span_task_urls(token):
-    return {
+def span_task_urls(token, *, suggestion_arm=False):
+    """The page's API addresses; the suggestions' only for the suggestion arm (arms stay blind)."""
+    urls = {
         **task_urls(token),
         "annotations": reverse("task-api-annotations", args=[token]),
         "move": reverse("task-api-move", args=[token]),
-        "suggestions": reverse("task-api-suggestions", args=[token]),
         "document_answers": reverse("task-api-document-answers", args=[token]),
     }
+    if suggestion_arm:
+        urls["suggestions"] = reverse("task-api-suggestions", args=[token])
+    return urls
 
 
 def annotation_data(annotation, segment_index, paired_index=None):
@@ -86,7 +89,7 @@ def task_page_data(assignment):
     ui = study.config.get("ui", {}) if isinstance(study.config.get("ui", {}), dict) else {}
     return {
         "token": assignment.token,
-        "api": span_task_urls(assignment.token),
+        "api": span_task_urls(assignment.token, suggestion_arm=shows_suggestions(assignment)),
         "study": {
             "title": study.title,
             "coreference_cue": ui.get("coreference_cue", True) is not False,

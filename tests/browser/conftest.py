@@ -1,6 +1,7 @@
 """Headless Chromium (Debian's package) driven by Playwright, against live_server.
 
-A missing browser fails these tests; it never skips them.
+A missing browser fails these tests; it never skips them, and so does a
+missing axe-core (tests/browser/audit.py: `npm ci --prefix tests/browser`).
 """
 
 import os
@@ -25,6 +26,14 @@ CHROMIUM_FLAGS = [
 ]
 
 
+@pytest.fixture(scope="session", autouse=True)
+def axe_installed():
+    """The accessibility audit's axe-core is installed before any browser test runs."""
+    from tests.browser.audit import axe_source
+
+    axe_source()
+
+
 @pytest.fixture(scope="session")
 def browser():
     from playwright.sync_api import sync_playwright
@@ -39,12 +48,27 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+def _page_in(context):
     page = context.new_page()
     dialogs = []
     page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
     page.dialogs = dialogs  # an alert() from injected markup would land here
-    yield page
+    return page
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield _page_in(context)
+    context.close()
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture
+def phone_page(browser):
+    """A page the size of a phone's screen (390 x 844 CSS pixels) with a touch screen."""
+    context = browser.new_context(viewport=PHONE, has_touch=True)
+    yield _page_in(context)
     context.close()

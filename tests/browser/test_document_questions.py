@@ -246,3 +246,24 @@ def test_a_refused_answer_shows_the_reason_and_is_undone(page, live_server):
     expect(option(page, "coherence", 0)).to_be_checked()  # back to what the server has
     expect(option(page, "coherence", 4)).not_to_be_checked()
     assert stored(assignment) == {"coherence": 1}
+
+
+def test_a_blocked_submit_points_at_a_text_question_but_types_nothing_into_it(page, live_server):
+    """The first open question is a text: Submit refused shows it, and the worker's next keys are
+    keys (n opens Submit again), not letters of an answer they did not choose to write."""
+    why = {"key": "why", "label": "Why did the text stop making sense?", "kind": "text", "required": True}
+    assignment = make_task(config={"document_questions": [why]})
+    open_task(page, live_server, assignment)
+    go_to_last_segment(page)
+    page.keyboard.press("n")  # on the last segment: Submit, refused
+    expect(page.locator("#message")).to_contain_text("Still to answer: Why did the text stop making sense?")
+    expect(page.locator("#document-why-text")).not_to_be_focused()
+    expect(page.locator('.document-question[data-question="why"]')).to_be_focused()
+    page.keyboard.press("n")
+    expect(page.locator("#document-why-text")).to_have_value("")
+    expect(page.locator("#message")).to_contain_text("Still to answer")
+    page.keyboard.press("Tab")  # the worker chooses the field: now letters are text
+    expect(page.locator("#document-why-text")).to_be_focused()
+    page.keyboard.type("no")
+    expect(page.locator("#document-why-text")).to_have_value("no")
+    assert stored(assignment) in (None, {}, {"why": "no"})

@@ -5,6 +5,7 @@ import json
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import expect
 
 from annotations.models import Assignment
 from protocols.span.assistance.sources import SuggestedSpan, suggestions_replace
@@ -70,6 +71,9 @@ def eventually(page, condition):
 
 def wait_saved(page, assignment, count):
     page.wait_for_function("() => !document.querySelector('.row-saving')")
+    # The page has its answers too: its save queue (kept in localStorage) is empty. A reload before
+    # that would be held by the "unsaved work" prompt, which the test's page dismisses.
+    page.wait_for_function("() => !Object.keys(localStorage).some((k) => k.startsWith('falte-task-queue:'))")
     saved = eventually(
         page, lambda: SuggestionDecision.objects.filter(assignment=assignment).count() == count
     )
@@ -177,3 +181,58 @@ def test_the_control_arm_and_gold_never_receive_suggestions(page, live_server, f
     page.wait_for_function(
         "() => document.querySelector('#segment-counter').textContent.startsWith('Segment 2')"
     )
+
+
+def test_undo_right_after_a_reject_by_keyboard(page, live_server):
+    """x rejects and u takes it back at once, wherever the focus went after the reject: to the next
+    suggestion, or to "next segment" after the last one."""
+    assignment = assisted_task()
+    open_task(page, live_server, assignment)
+    row(page, "Anna").focus()
+    page.keyboard.press("x")  # reject "Anna"; the focus moves on to "Ben"
+    expect(row(page, "Anna")).to_contain_text("Rejected")
+    page.keyboard.press("u")
+    expect(row(page, "Anna")).to_contain_text("to decide")
+    expect(row(page, "Anna")).to_be_focused()
+    for _ in range(4):
+        page.keyboard.press("x")  # Anna, Ben, mill, late: the last sends the focus to "next segment"
+    expect(page.locator("#next")).to_be_focused()
+    page.keyboard.press("u")  # takes back the last one, "late"
+    expect(row(page, "late")).to_contain_text("to decide")
+    expect(row(page, "late")).to_be_focused()
+    page.keyboard.press("a")
+    wait_saved(page, assignment, 4)
+    made = decisions(assignment)
+    assert {text: action for text, (action, _, _) in made.items()} == {
+        "Anna": "reject", "Ben": "reject", "mill": "reject", "<b>late</b>": "accept"
+    }  # fmt: skip
+
+
+def test_the_control_arm_page_its_data_and_its_scripts_say_nothing_of_suggestions(page, live_server):
+    """Arms stay blind: the control arm's page, its JSON (page data and every API answer it gets),
+    its scripts and its style sheets hold no suggestion panel, address, module or word."""
+    assignment = assisted_task(arm="control")
+    loaded = []
+    page.on("response", lambda response: loaded.append(response))
+    open_task(page, live_server, assignment)
+    select_words(page, 0, TEXTS[0], "Anna")
+    page.keyboard.press("c")
+    page.keyboard.press("Enter")
+    expect(page.locator('#annotation-list > li[data-saved="true"]')).to_have_count(1)
+    page.locator("#annotation-list button.remove").click()
+    with page.expect_response("**/move/"):
+        page.keyboard.press("n")
+    fetched = ("document", "fetch", "script", "stylesheet")
+    answers = [(r.url, r.text()) for r in loaded if r.request.resource_type in fetched]
+    state = page.request.get(live_server.url + reverse("task-api-state", args=[assignment.token]))
+    answers.append((state.url, state.text()))
+    assert {r.request.resource_type for r in loaded} >= set(fetched)
+    assert {r.request.method for r in loaded if r.request.resource_type == "fetch"} >= {"POST", "DELETE"}
+    scripts = [url for url, _ in answers if url.endswith(".js")]
+    assert any(url.endswith("/span/main.js") for url in scripts)
+    for url, body in answers:
+        assert "suggest" not in url.lower() and "suggest" not in body.lower(), f"{url} mentions suggestions"
+    # The page data too, as the page holds it.
+    assert "suggest" not in page.locator("#task-data").text_content().lower()
+    # The control arm's worker still works as on any page.
+    assert page.locator("#segment-counter").text_content() == "Segment 2 of 2"

@@ -65,7 +65,7 @@ def test_span_after_an_emoji_is_stored_in_code_points(page, live_server):
     assignment = make_task()
     open_task(page, live_server, assignment)
     expect(page.locator("#segment-counter")).to_have_text("Segment 1 of 3")
-    expect(page.locator("#step-prompt")).to_contain_text("highlight an error span")
+    expect(page.locator("#step-prompt")).to_contain_text("select the words of an error")
 
     start, end = select_words(page, 0, TEXTS[0], "quickly")
     expect(page.locator("#pending-span-text")).to_have_text("quickly")
@@ -227,6 +227,35 @@ def test_keyboard_only_categories_segments_and_submit(page, live_server):
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.SUBMITTED
     assert stored(assignment).get().text == "Jerry"
+
+
+def test_after_ctrl_enter_the_next_key_moves_on_and_is_never_typed_into_a_comment(page, live_server):
+    """The worker comments, adds with Ctrl+Enter, then presses n for the next segment: the focus is
+    back on the text, so n moves on; no field the worker did not choose receives a key."""
+    assignment = make_task()
+    open_task(page, live_server, assignment)
+    select_words(page, 0, TEXTS[0], "Jerry")
+    page.keyboard.press("c")
+    page.locator("#comment").click()
+    page.keyboard.type("Who is he?")
+    page.keyboard.press("Control+Enter")
+    wait_saved(page, 1)
+    expect(page.locator("#current")).to_be_focused()  # the text, ready for the next selection or key
+    with page.expect_response("**/move/"):
+        page.keyboard.press("n")
+    expect(page.locator("#segment-counter")).to_have_text("Segment 2 of 3")
+    expect(page.locator("#comment")).to_have_value("")
+
+    # The next annotation, by mouse and keys alone: its comment is empty, not "n".
+    select_words(page, 1, TEXTS[1], "Élodie")
+    page.keyboard.press("c")
+    page.keyboard.press("Enter")  # on Add
+    wait_saved(page, 2)
+    expect(page.locator("#current")).to_be_focused()
+    page.keyboard.type("np")  # next, previous: keys, not text
+    expect(page.locator("#segment-counter")).to_have_text("Segment 2 of 3")
+    expect(page.locator("#comment")).to_have_value("")
+    assert dict(stored(assignment).values_list("text", "comment")) == {"Jerry": "Who is he?", "Élodie": ""}
 
 
 def test_markup_in_texts_labels_and_comments_is_shown_literally(page, live_server):

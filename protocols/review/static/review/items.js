@@ -52,8 +52,11 @@ function questionControls(item, question, questions, { onChange, onText }) {
     const area = el("textarea", { id, className: "answer-text", rows: 2, maxLength: 5000, dataset: { question: question.key } });
     area.addEventListener("input", () => onText(question.key, area.value, { final: false }));
     area.addEventListener("blur", () => onText(question.key, area.value, { final: true }));
+    // Focusable from the script only ("Next to answer"): the caret goes into the box when the
+    // reviewer clicks or tabs into it, never by itself.
+    const node = el("div", { className: "question question-text", tabIndex: -1 }, el("label", { htmlFor: id, className: "question-label" }, question.label), area);
     return {
-      node: el("div", { className: "question question-text" }, el("label", { htmlFor: id, className: "question-label" }, question.label), area),
+      node,
       show(value) {
         // Never overwrite what the reviewer is typing.
         if (document.activeElement !== area) area.value = typeof value === "string" ? value : "";
@@ -61,7 +64,7 @@ function questionControls(item, question, questions, { onChange, onText }) {
       disable(flag) {
         area.readOnly = flag;
       },
-      focus: () => area.focus(),
+      focus: () => node.focus(),
     };
   }
   const multi = question.kind === "multi";

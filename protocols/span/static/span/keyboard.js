@@ -5,7 +5,9 @@
  * While the worker types in a field (the comment, an answer about the whole
  * text), letters are text and the arrows move the caret or the radio choice:
  * only Escape, and in the comment Ctrl+Enter (Add), act there. Enter and
- * Space on a focused button or checkbox are the browser's own.
+ * Space on a focused button or checkbox are the browser's own. The page never
+ * puts the focus in a field itself (after Add it goes back to the current
+ * segment), so a key meant as a shortcut is never typed as text.
  */
 
 export function attachKeyboard(state, dialog, actions) {
@@ -32,7 +34,11 @@ export function attachKeyboard(state, dialog, actions) {
     // The arrows always move, even when a taxonomy takes n or p as a category key.
     const moves = { n: actions.next, p: actions.previous, ArrowRight: actions.next, ArrowLeft: actions.previous };
     const action = category && event.key.length === 1 ? () => actions.chooseCategory(category.key) : moves[event.key];
-    if (!action) return;
+    if (!action) {
+      // u: the page's undo, where it has one (its add-on says whether it took the key).
+      if (event.key.toLowerCase() === "u" && actions.undo?.()) event.preventDefault();
+      return;
+    }
     event.preventDefault();
     action();
   });

@@ -2,18 +2,39 @@
  * The worker's mouse on the text: a selection becomes the span (clamped to
  * the current segment) or, while a paired category waits for it, the earlier
  * span; a click on a highlight shows its row in the list.
+ *
+ * A touch screen selects with a long press and handles, and no mouseup ends
+ * it: the latest selection in the text is held (not drawn, which would take
+ * the handles away) and taken when the worker chooses a category or adds
+ * (`takeHeld`). A touch on the text itself lets it go.
  */
 
 import { segmentTextElement } from "./render.js";
 import { spanFromRange } from "./selection.js";
 
 export function attachMouse(state, els, { render, say, takeSpan = () => false }) {
-  const mouse = { dragging: false, textStale: false };
+  const mouse = { dragging: false, textStale: false, held: null, takeHeld };
 
   function takeSelection() {
     const selection = window.getSelection();
     if (state.readOnly || !selection.rangeCount || selection.isCollapsed) return;
-    const range = selection.getRangeAt(0);
+    hold(null);
+    takeRange(selection.getRangeAt(0));
+    selection.removeAllRanges();
+    render();
+  }
+
+  /** A touch selection held since the worker made it: taken now, before a category or Add. */
+  function takeHeld() {
+    const range = mouse.held;
+    hold(null);
+    if (!range || state.readOnly || range.collapsed) return false;
+    takeRange(range);
+    window.getSelection().removeAllRanges();
+    return true;
+  }
+
+  function takeRange(range) {
     const touched = [...els.text.querySelectorAll(".segment-text")].filter((node) => range.intersectsNode(node));
     if (!touched.length) return; // a selection in the list or the sidebar is not a span
     if (state.awaitingPaired) {
@@ -26,7 +47,7 @@ export function attachMouse(state, els, { render, say, takeSpan = () => false })
       const root = segmentTextElement(els.text, state.current);
       const span = root && spanFromRange(range, root, state.segment(state.current));
       if (span && takeSpan(span)) {
-        // A suggestion's new boundaries (suggestions.js), not a new annotation.
+        // Taken by a page add-on (new boundaries of something it shows), not a new annotation.
       } else if (span) {
         state.setSpan(span);
         say(`Selected “${state.pending.span.text}”.`);
@@ -34,8 +55,25 @@ export function attachMouse(state, els, { render, say, takeSpan = () => false })
         say("That selection is outside the current segment: select the error span in the highlighted box.", { error: true });
       }
     }
-    selection.removeAllRanges();
-    render();
+  }
+
+  document.addEventListener("selectionchange", () => {
+    if (mouse.dragging || state.readOnly) return;
+    const selection = window.getSelection();
+    // A collapsed one keeps the last: a touch on a category button may collapse it before the click.
+    if (!selection.rangeCount || selection.isCollapsed) return;
+    const range = selection.getRangeAt(0);
+    const inText = [...els.text.querySelectorAll(".segment-text")].some((node) => range.intersectsNode(node));
+    hold(inText ? range.cloneRange() : null);
+  });
+  els.text.addEventListener("pointerdown", () => hold(null));
+
+  /** Keep (or let go of) a touch selection; the page shows whether one is held (Add). */
+  function hold(range) {
+    const was = state.selectionHeld;
+    mouse.held = range;
+    state.selectionHeld = Boolean(range);
+    if (was !== state.selectionHeld) render();
   }
 
   els.text.addEventListener("mousedown", (event) => {

@@ -61,9 +61,9 @@ function stepPrompt(state) {
   const category = state.pendingCategory;
   if (!state.pending.span) {
     const forCategory = category ? ` for “${category.label}”` : "";
-    return `Step 1: highlight an error span${forCategory} in the current segment with the mouse.`;
+    return `Step 1: select the words of an error${forCategory} in the current segment.`;
   }
-  if (!category) return "Step 2: choose the error category (click it or press its key).";
+  if (!category) return "Step 2: choose the error category (or press its key).";
   if (state.awaitingPaired) return "Now select the earlier span (in the context or the current segment).";
   return "Optionally add a comment, then press Add (Ctrl+Enter in the comment).";
 }
@@ -84,7 +84,8 @@ export function renderPending(state, els, categoryButtons) {
   els.pendingPaired.hidden = !wantsPaired || !span;
   fill(els.pendingPairedText, paired ? quoted(paired.text) : el("em", {}, "not selected yet"));
   if (els.comment.value !== state.pending.comment) els.comment.value = state.pending.comment;
-  els.add.disabled = !state.pendingReady;
+  // Awaiting the earlier span, Add takes the words held from a touch screen's selection (mouse.js).
+  els.add.disabled = !state.pendingReady && !(state.awaitingPaired && state.selectionHeld);
   els.cancel.disabled = !state.pendingStarted;
 }
 

@@ -96,14 +96,17 @@ function textControls(question, base, onText) {
   });
   area.addEventListener("input", () => onText(question.key, area.value, { final: false }));
   area.addEventListener("change", () => onText(question.key, area.value, { final: true }));
+  // Focusable from the script only: pointing the worker at the question never puts the caret in
+  // its box, so their next key stays a key (a field takes keys once they click or Tab into it).
+  const node = el(
+    "div",
+    { className: "document-question question-text", tabIndex: -1, dataset: { question: question.key } },
+    el("label", { htmlFor: id, className: "question-label" }, ...questionLabel(question)),
+    helpNode(question, helpId),
+    area,
+  );
   return {
-    node: el(
-      "div",
-      { className: "document-question question-text", dataset: { question: question.key } },
-      el("label", { htmlFor: id, className: "question-label" }, ...questionLabel(question)),
-      helpNode(question, helpId),
-      area,
-    ),
+    node,
     show(value) {
       // Never overwrite what the worker is typing.
       if (document.activeElement !== area) area.value = typeof value === "string" ? value : "";
@@ -111,7 +114,7 @@ function textControls(question, base, onText) {
     disable(flag) {
       area.readOnly = flag;
     },
-    focus: () => area.focus(),
+    focus: () => node.focus(),
   };
 }
 

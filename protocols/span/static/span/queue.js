@@ -9,15 +9,19 @@
 import { requestJSON, SaveQueue } from "../worker/api.js";
 
 export class SpanQueue extends SaveQueue {
+  /** `addedRoutes`: the operations a page add-on brings ({kind: (body, api) => promise}). */
+  constructor(token, api, handlers, addedRoutes = {}) {
+    super(token, api, handlers);
+    this.addedRoutes = addedRoutes;
+  }
+
   routes() {
     return {
       add: (body, api) => requestJSON("POST", api.annotations, body),
       remove: (body, api) => requestJSON("DELETE", `${api.annotations}${encodeURIComponent(body.client_id)}/`),
       move: (body, api) => requestJSON("POST", api.move, { segment: body.segment }),
       answers: (body, api) => requestJSON("POST", api.document_answers, { answers: body.answers }),
-      decide: (body, api) =>
-        requestJSON("POST", `${api.suggestions}${body.id}/`, { annotation: body.annotation, seconds: body.seconds }),
-      undo: (body, api) => requestJSON("DELETE", `${api.suggestions}${body.id}/`),
+      ...this.addedRoutes,
     };
   }
 

@@ -12,7 +12,8 @@ import { cueWords } from "./cue.js";
 import { el, fill, safeColor } from "../worker/dom.js";
 import { unitTable } from "../worker/offsets.js";
 
-/** Every span shown in segment `index`: saved/unsaved annotations and the pending one. */
+/** Every span shown in segment `index`: saved/unsaved annotations, the pending one, and what
+ * the state adds (TaskState.addedMarks). */
 function marksFor(state, index) {
   const marks = [];
   for (const annotation of state.annotations) {
@@ -23,18 +24,10 @@ function marksFor(state, index) {
       marks.push({ ...mark, start: annotation.paired.start, end: annotation.paired.end, kind: "paired" });
     }
   }
-  for (const span of [state.pending.span, state.pending.paired, state.adjusting?.span]) {
+  for (const span of [state.pending.span, state.pending.paired]) {
     if (span?.segment === index) marks.push({ start: span.start, end: span.end, kind: "pending" });
   }
-  // The model's candidate spans, in the current segment only, until the worker decides on them.
-  if (index === state.current) {
-    for (const suggestion of state.suggestionsIn(index)) {
-      if (suggestion.decision || state.adjusting?.id === suggestion.id) continue;
-      const category = state.category(suggestion.category);
-      marks.push({ id: `s${suggestion.id}`, start: suggestion.start, end: suggestion.end, kind: "suggested",
-        color: safeColor(category?.color), label: category?.label ?? suggestion.category });
-    }
-  }
+  marks.push(...state.addedMarks(index));
   return marks;
 }
 
@@ -44,13 +37,13 @@ function pieceElement(text, covering, word) {
   const piece = el("span", { className: "piece" }, text);
   if (word) piece.dataset.word = word;
   if (covering.some((m) => m.kind === "pending")) piece.classList.add("hl-pending");
-  const suggested = covering.filter((m) => m.kind === "suggested");
-  if (suggested.length) {
-    // Drawn as a dashed frame in the category's colour: never like the worker's own (filled) spans.
-    piece.classList.add("hl-suggested");
-    piece.style.borderColor = suggested.at(-1).color;
-    piece.dataset.suggestions = suggested.map((m) => m.id.slice(1)).join(" ");
-    piece.title = suggested.map((m) => `Suggested: ${m.label}`).join("; ");
+  const framed = covering.filter((m) => m.kind === "framed");
+  if (framed.length) {
+    // A dashed frame in the mark's colour (its class): never drawn like the worker's own (filled) spans.
+    piece.classList.add(...new Set(framed.map((m) => m.className)));
+    piece.style.borderColor = framed.at(-1).color;
+    piece.dataset.framed = framed.map((m) => m.ref).join(" ");
+    piece.title = framed.map((m) => m.title).join("; ");
   }
   if (annotations.length) {
     const last = annotations[annotations.length - 1];

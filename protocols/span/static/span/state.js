@@ -32,14 +32,6 @@ function emptyPending() {
   return { rawSpan: null, span: null, category: null, rawPaired: null, paired: null, comment: "" };
 }
 
-/** The action the server will record (protocols/span/assistance/decisions.py): read from what is taken. */
-export function actionOf(suggestion, annotation) {
-  const samePaired = !annotation.paired || (suggestion.paired && ["segment", "start", "end"].every((k) => annotation.paired[k] === suggestion.paired[k]));
-  const sameSpan = ["segment", "start", "end"].every((k) => annotation[k] === suggestion[k]) && samePaired;
-  if (!sameSpan) return "adjust";
-  return annotation.category === suggestion.category ? "accept" : "change";
-}
-
 export class TaskState {
   constructor(data) {
     this.token = data.token;
@@ -53,6 +45,7 @@ export class TaskState {
     this.closedMessage = null;
     this.submitting = false;
     this.pending = emptyPending();
+    this.selectionHeld = false; // words selected on a touch screen, not taken yet (mouse.js)
     this.applyServer(data);
   }
 
@@ -62,10 +55,6 @@ export class TaskState {
     this.current = server.current_segment;
     this.furthest = Math.max(server.furthest_segment ?? 0, server.current_segment);
     this.annotations = server.annotations.map((a) => ({ ...a, saved: true }));
-    // The suggestion arm only: the model's candidate spans, each with the worker's decision or null.
-    this.suggestions = Array.isArray(server.suggestions) ? server.suggestions.map((s) => ({ ...s })) : null;
-    this.adjusting = null; // {id, span}: a suggestion whose boundaries the worker is moving
-    this.changing = null; // the id of a suggestion waiting for its new category
     this.completion = server.completion ?? null;
     this.savedAnswers = copyAnswers(server.document_answers);
     this.answers = copyAnswers(server.document_answers);
@@ -107,46 +96,17 @@ export class TaskState {
   /** Remove and return the annotation (kept by the caller to undo a refused remove). */
   removeAnnotation(clientId) {
     const index = this.annotations.findIndex((a) => a.client_id === clientId);
-    // A suggestion taken as this annotation waits for a decision again (as on the server).
-    for (const suggestion of this.suggestions ?? []) {
-      if (suggestion.decision?.annotation === clientId) suggestion.decision = null;
-    }
     return index < 0 ? null : this.annotations.splice(index, 1)[0];
   }
 
-  // --- suggestions (the suggestion arm of an assisted study) -----------------
-
-  suggestion(id) {
-    return this.suggestions?.find((s) => s.id === id) ?? null;
-  }
-
-  /** The suggestions of segment `index`, in reading order. */
-  suggestionsIn(index) {
-    return (this.suggestions ?? []).filter((s) => s.segment === index);
-  }
-
-  /** The first suggestion before segment `index` still without a decision, or null. */
-  undecidedBefore(index) {
-    return (this.suggestions ?? []).find((s) => s.segment < index && !s.decision) ?? null;
-  }
-
-  /** Record a decision: `annotation` is the annotation taken (added to the list), or null to reject. */
-  decide(id, annotation) {
-    const suggestion = this.suggestion(id);
-    if (!suggestion) return;
-    if (annotation) this.addAnnotation(annotation, false);
-    suggestion.decision = { action: annotation ? actionOf(suggestion, annotation) : "reject", annotation: annotation?.client_id ?? null };
-    this.adjusting = null;
-    this.changing = null;
-  }
-
-  /** Take a decision back; returns the annotation it had added (or null). */
-  undecide(id) {
-    const suggestion = this.suggestion(id);
-    if (!suggestion?.decision) return null;
-    const clientId = suggestion.decision.annotation;
-    suggestion.decision = null;
-    return clientId ? this.removeAnnotation(clientId) : null;
+  /**
+   * Spans drawn over segment `index` besides the annotations and the one being built: none on
+   * this page. A page that adds its own state (a subclass, given to startSpanPage) adds them:
+   * {start, end, kind: "pending"} drawn as the span being built, or {start, end, kind: "framed",
+   * className, color, ref, title} framed in the text, never filled like an annotation.
+   */
+  addedMarks(index) {
+    return [];
   }
 
   moveTo(index) {

@@ -5,15 +5,18 @@
  *
  *   Accept (a): the span and category become the worker's annotation;
  *   Change category (g, then the category's key or button);
- *   Adjust (j): select other boundaries with the mouse, or move them by
- *     words with the arrows (end) and Shift+arrows (start), Enter to keep;
+ *   Adjust (j): select other boundaries, or move them by words with the
+ *     arrows (end) and Shift+arrows (start), Enter to keep;
  *   Reject (x); Undo (u) takes a decision back.
  *
  * The letters act while a suggestion's row has focus (Tab reaches it, and a
  * blocked "next segment" puts the focus there), so they never clash with a
- * category's key. Nothing counts until the worker acts: moving on waits until
- * every suggestion of the segment is decided. A decision is a queued op
- * ("decide", "undo"), kept and re-sent like an add.
+ * category's key; u also takes back the latest decision of the segment from
+ * wherever the focus went after it (the next row, "next segment"). Nothing
+ * counts until the worker acts: moving on waits until every suggestion of the
+ * segment is decided. A decision is a queued op ("decide", "undo"), kept and
+ * re-sent like an add. Only the suggestion arm's page loads this module
+ * (assisted.js); its state is suggestion_state.js.
  */
 
 import { el, fill, safeColor } from "../worker/dom.js";
@@ -40,6 +43,11 @@ function words(text) {
 
 export function attachSuggestions(state, els, { queue, render, say }) {
   const shownAt = new Map(); // suggestion id -> performance.now() when the worker first saw it
+  const byId = (id) => document.getElementById(id);
+  const panel = {
+    section: byId("suggestions-panel"), list: byId("suggestion-list"), count: byId("suggestion-count"),
+    mode: byId("suggestion-mode"), keys: byId("keys-suggestions"),
+  };
 
   function seconds(id) {
     return Math.max(0, (performance.now() - (shownAt.get(id) ?? performance.now())) / 1000);
@@ -100,7 +108,7 @@ export function attachSuggestions(state, els, { queue, render, say }) {
       state.adjusting = { id, span: { segment: suggestion.segment, start: suggestion.start, end: suggestion.end, text: suggestion.text } };
       state.changing = null;
       render();
-      say("Select the span with the mouse, or move its end with ← → and its start with Shift+← →; Enter keeps it, Escape cancels.");
+      say("Select the span, or move its end with ← → and its start with Shift+← →; Enter keeps it, Escape cancels.");
     },
     undo,
   };
@@ -113,7 +121,7 @@ export function attachSuggestions(state, els, { queue, render, say }) {
     return true;
   }
 
-  /** A mouse selection while adjusting: the new boundaries (shown until Enter or Keep). */
+  /** A selection while adjusting: the new boundaries (shown until Enter or Keep). */
   function takeSpan(span) {
     if (!state.adjusting) return false;
     setAdjusted(span);
@@ -233,7 +241,7 @@ export function attachSuggestions(state, els, { queue, render, say }) {
   }
 
   function focusRow(id) {
-    [...els.suggestionList.children].find((node) => Number(node.dataset.suggestion) === id)?.focus();
+    [...panel.list.children].find((node) => Number(node.dataset.suggestion) === id)?.focus();
   }
 
   /** After a decision: the next undecided suggestion of the segment, or the next-segment button. */
@@ -244,19 +252,19 @@ export function attachSuggestions(state, els, { queue, render, say }) {
   }
 
   function renderPanel() {
-    const shown = state.suggestions !== null && !state.readOnly;
-    els.suggestionsPanel.hidden = !shown;
-    els.suggestionKeys.hidden = !shown;
+    const shown = !state.readOnly;
+    panel.section.hidden = !shown;
+    panel.keys.hidden = !shown;
     if (!shown) return;
     const here = state.suggestionsIn(state.current);
     const now = performance.now();
     for (const suggestion of here) if (!shownAt.has(suggestion.id)) shownAt.set(suggestion.id, now);
     const left = here.filter((s) => !s.decision).length;
-    els.suggestionCount.textContent = `(${left} of ${here.length} to decide)`;
+    panel.count.textContent = `(${left} of ${here.length} to decide)`;
     const focused = document.activeElement?.closest?.(".suggestion-row")?.dataset.suggestion;
-    fill(els.suggestionList, here.length ? here.map(row) : el("li", { className: "empty" }, "None in this segment."));
+    fill(panel.list, here.length ? here.map(row) : el("li", { className: "empty" }, "None in this segment."));
     if (focused) focusRow(Number(focused));
-    els.suggestionMode.textContent =
+    panel.mode.textContent =
       state.changing !== null ? "Choose the new category." : state.adjusting ? "Adjusting: select or move the boundaries, Enter keeps them." : "";
   }
 
@@ -271,22 +279,19 @@ export function attachSuggestions(state, els, { queue, render, say }) {
 
   // A click on a framed suggestion in the text focuses its row.
   els.text.addEventListener("click", (event) => {
-    const ids = event.target.closest?.(".hl-suggested")?.dataset.suggestions;
+    const ids = event.target.closest?.(".hl-suggested")?.dataset.framed;
     if (ids && window.getSelection().isCollapsed && !state.adjusting) focusRow(Number(ids.split(" ").at(-1)));
   });
 
-  return { render: renderPanel, blocks, chooseCategory, takeSpan, shownAt };
-}
-
-/** The server's answer to a queued decision, or a refusal (the suggestion waits again). */
-export function applyDecisionResult(state, op, result) {
-  const suggestion = state.suggestion(op.body.id);
-  if (op.kind === "decide" && suggestion && result?.decision) {
-    suggestion.decision = result.decision;
-    if (op.body.annotation) state.markSaved(op.body.annotation.client_id);
+  /** u away from a decided row (the focus moved on after the decision): take back the
+   * segment's latest decision. False (the key is not taken) when there is none. */
+  function undoKey() {
+    if (state.readOnly || state.adjusting || state.changing !== null) return false;
+    const latest = state.latestDecidedIn(state.current);
+    if (!latest) return false;
+    undo(latest.id);
+    return true;
   }
-}
 
-export function revertDecision(state, op) {
-  if (op.kind === "decide") state.undecide(op.body.id);
+  return { render: renderPanel, blocks, chooseCategory, takeSpan, undoKey, shownAt };
 }

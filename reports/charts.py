@@ -42,6 +42,13 @@ _CACHE, _CACHE_SIZE, _LOCK = OrderedDict(), 256, Lock()
 _STYLE_ELEMENT = re.compile(r"<style[^>]*>.*?</style>", re.S)  # the page's CSP allows no inline <style>
 
 
+def _legend_label(text):
+    """A series' name as the legend shows it: an empty one (e.g. documents without a system) named, and
+    one starting with "_" kept (matplotlib leaves such labels out of legends)."""
+    text = str(text) or "(none)"
+    return "\u200b" + text if text.startswith("_") else text
+
+
 def _number(value, digits=3):
     if value is None:
         return "n/a"
@@ -85,7 +92,7 @@ def _framed(svg, *, title, header, rows, note=""):
     labelled = svg.replace('role="img"', format_html('role="img" aria-label="{}"', title), 1)
     return format_html(
         '<figure class="chart">{}<figcaption>{}{}</figcaption><details><summary>The figures as a table</summary>'
-        '<table class="report-table chart-data"><thead><tr>{}</tr></thead><tbody>{}</tbody></table></details></figure>',
+        '<table class="report-table chart-data" tabindex="0"><thead><tr>{}</tr></thead><tbody>{}</tbody></table></details></figure>',
         mark_safe(labelled),  # noqa: S308 (matplotlib's SVG writer escaped every text it holds)
         title, format_html(" <span class='chart-note'>{}</span>", note) if note else "", head, body,
     )  # fmt: skip
@@ -125,6 +132,8 @@ def bar_chart(rows, *, title, low=0.0, high=None, color=PALETTE[0], axis_label="
         _axis(axes, label=axis_label, low=bottom, high=top * 1.12 if high is None else top)
         return _svg(figure)
 
+    if all(value is None for _, value in rows):
+        return format_html('<p class="chart-empty">{}: no figures yet (see the notes).</p>', title)
     svg = _cached("bar", arguments, draw)
     return _framed(
         svg,
@@ -167,7 +176,7 @@ def grouped_bar_chart(groups, series, *, title, labels=None, axis_label="", digi
                         0, y, "  n/a", va="center", ha="left", color="#595959", style="italic", fontsize=8
                     )
                     continue
-                legend = labels.get(name, name) if name not in labelled else None
+                legend = _legend_label(labels.get(name) or name) if name not in labelled else None
                 labelled.add(name)
                 axes.barh(y, value, height=height * 0.9, color=PALETTE[s % len(PALETTE)], label=legend)
                 axes.text(value, y, f" {_number(value, digits)}", va="center", fontsize=8, color="#1a1a1a")
@@ -180,7 +189,7 @@ def grouped_bar_chart(groups, series, *, title, labels=None, axis_label="", digi
         return _svg(figure)
 
     svg = _cached("grouped", arguments, draw) if groups and shown else ""
-    header = ["", *[labels.get(name, name) for name in shown]]
+    header = ["", *[labels.get(name) or name or "(none)" for name in shown]]
     rows = [(group, *[_number(by_series.get(name), digits) for name in shown]) for group, by_series in groups]
     if not svg:
         return format_html('<p class="chart-empty">{}: no figures yet.</p>', title)
@@ -225,6 +234,8 @@ def interval_chart(rows, *, title, axis_label="", limit=None, digits=3):
         _axis(axes, label=axis_label, low=bottom - pad, high=top + pad * 2.5)
         return _svg(figure)
 
+    if all(point is None for _, point, _, _ in rows):
+        return format_html('<p class="chart-empty">{}: no figures yet (see the notes).</p>', title)
     svg = _cached("interval", arguments, draw)
     table = [
         (label, _number(point, digits), _number(low, digits), _number(high, digits))

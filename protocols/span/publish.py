@@ -9,8 +9,8 @@ def reason_notes(values_by_key, fields):
     for key, values in values_by_key.items():
         for field in fields:
             reason = values.get(f"{field}_reason")
-            if values.get(field) is None and reason:
-                found.setdefault(reason, []).append(key)
+            if values.get(field) is None and reason and key not in found.setdefault(reason, []):
+                found[reason].append(key)
     return [f"n/a ({', '.join(keys)}): {reason}." for reason, keys in found.items()]
 
 

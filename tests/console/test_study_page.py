@@ -83,6 +83,17 @@ def test_every_tab_of_a_running_study_answers_for_its_researcher_and_its_analyst
         )  # task links: managers only
 
 
+def test_the_analyse_tab_shows_the_workforce_of_the_report(study, researcher):
+    """The extensions' sections get their own figures (the crowd's once rendered empty)."""
+    done_report(study)
+    page = (
+        client_of(researcher).get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    )
+    summary = page[page.index('id="workforce-summary"') :]
+    assert "<th>workers</th><td>2</td><th>submitted</th><td>4</td>" in summary
+    assert "No one has taken part yet" not in page
+
+
 def test_the_analyse_tab_shows_the_report_with_charts_and_an_empty_state_before_any(researcher):
     study = make_span_study(documents=1, segments=1, researcher=researcher, status="open")
     client = client_of(researcher)

@@ -140,6 +140,9 @@ def test_a_researcher_goes_from_nothing_to_published_tables(browser, live_server
     latex = Path(download.value.path()).read_text()
     assert r"\toprule" in latex and "CharE" in latex
 
+    for number, tab in ((11, "design"), (12, "pilot")):
+        page.goto(live_server.url + reverse("console:study", args=[study.pk]) + f"?tab={tab}")
+        check(page, f"{number}-{tab}")
     page.goto(live_server.url + reverse("console:home"))
     expect(page.locator("#studies-running")).to_contain_text("Coherence of summaries")
-    check(page, "11-home")
+    check(page, "13-home")

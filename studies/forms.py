@@ -60,7 +60,26 @@ class ActiveUsernameField(forms.ModelChoiceField):
         return super().prepare_value(value)
 
 
-class MembershipForm(forms.ModelForm):
+class LabelledInlineFields:
+    """A tabular inline's fields named for screen readers: admin labels their columns only, so each
+    field gets its label as aria-label (axe: every field has an accessible name)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        for field in self.fields.values():
+            field.widget.attrs.setdefault("aria-label", str(field.label))
+
+
+class LabelledInlineFormSet(forms.BaseInlineFormSet):
+    """An inline's formset whose "delete" checkboxes are named too (the formset adds them after the form)."""
+
+    def add_fields(self, form, index):
+        super().add_fields(form, index)
+        if "DELETE" in form.fields:
+            form.fields["DELETE"].widget.attrs.setdefault("aria-label", "Delete")
+
+
+class MembershipForm(LabelledInlineFields, forms.ModelForm):
     user = ActiveUsernameField(label="username")
 
     class Meta:
@@ -68,7 +87,7 @@ class MembershipForm(forms.ModelForm):
         fields = ["study", "user", "role"]
 
 
-class CategoryForm(forms.ModelForm):
+class CategoryForm(LabelledInlineFields, forms.ModelForm):
     class Meta:
         model = Category
         fields = [

@@ -16,7 +16,7 @@ from accounts import policy
 from accounts.models import StudyMembership
 from annotations.models import Assignment
 from studies import extensions
-from studies.forms import MembershipForm, StudyForm
+from studies.forms import LabelledInlineFormSet, MembershipForm, StudyForm
 from studies.models import Document, Study, Taxonomy
 
 from . import study_views
@@ -59,6 +59,7 @@ class MembershipInline(admin.TabularInline):
 
     model = StudyMembership
     form = MembershipForm  # a username to type, not a list of every login of the site
+    formset = LabelledInlineFormSet
     extra = 0
     fields = ["user", "role"]
     verbose_name = "member"

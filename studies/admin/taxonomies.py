@@ -3,7 +3,7 @@
 from django.contrib import admin
 from django.http import Http404
 
-from studies.forms import CategoryForm
+from studies.forms import CategoryForm, LabelledInlineFormSet
 from studies.models import Category, Taxonomy
 
 from .scoping import managed_study_ids
@@ -31,6 +31,7 @@ def can_edit_taxonomy(request, taxonomy):
 class CategoryInline(admin.TabularInline):
     model = Category
     form = CategoryForm
+    formset = LabelledInlineFormSet
     extra = 0
 
     class Media:

@@ -39,7 +39,7 @@ def test_researcher_sees_who_is_under_the_target_and_downloads_the_csv(page, liv
     assert "under target" not in rows.filter(has_text="PID-FAST").inner_text()  # 24.00 an hour
     assert "under-target" in slow_row.get_attribute("class")
     assert page.locator("#workforce-hourly").inner_text().startswith("6.86")  # 4.00 over 35 minutes
-    assert page.locator("svg.chart").count() == 2
+    assert page.locator("figure.chart svg").count() == 2
     assert page.locator("b", has_text="study").count() == 0  # the title is text, not markup
 
     with page.expect_download() as download:

@@ -3,6 +3,16 @@
 from exports.publish import Column, Table
 
 
+def in_taxonomy_order(result, by_category):
+    """`by_category` (a part of the span report keyed by category) in the taxonomy's order.
+
+    The report keeps that order in `category_order`: PostgreSQL's jsonb sorts keys by length,
+    so a stored report read back would otherwise list "RepE" before "CharE".
+    """
+    order = {key: place for place, key in enumerate(result.get("category_order") or [])}
+    return dict(sorted(by_category.items(), key=lambda item: (order.get(item[0], len(order)), item[0])))
+
+
 def reason_notes(values_by_key, fields):
     """Each distinct reason a figure is missing, once, with the figures it explains."""
     found = {}
@@ -32,7 +42,7 @@ def span_headline(result):
 
 
 def span_tables(result):
-    categories = result.get("categories") or {}
+    categories = in_taxonomy_order(result, result.get("categories") or {})
     if not categories:
         return []
     per_document = result.get("annotators_per_document")

@@ -3,13 +3,13 @@ and the answers about the whole document."""
 
 from reports.charts import bar_chart, grouped_bar_chart
 
-from .publish import reason_notes
+from .publish import in_taxonomy_order, reason_notes
 
 
 def span_report_context(result):
     if "categories" not in result:
         return None
-    categories = result.get("categories", {})
+    categories = in_taxonomy_order(result, result.get("categories", {}))
     distribution = result.get("distribution", {})
     by_system = distribution.get("by_system", {})
     systems = sorted(by_system)
@@ -24,10 +24,12 @@ def span_report_context(result):
         "document_questions": document_question_figures(result.get("document_questions") or {}),
         "categories": rows,
         "groups": result.get("groups", {}),
-        "experts": result.get("experts"),
+        "experts": result.get("experts") and {
+            **result["experts"], "categories": in_taxonomy_order(result, result["experts"].get("categories", {}))
+        },
         "distribution_rows": [
             (key, values, tokens_by_category.get(key, {}))
-            for key, values in distribution.get("by_category", {}).items()
+            for key, values in in_taxonomy_order(result, distribution.get("by_category", {})).items()
         ],
         "annotators": result.get("annotators", {}),
         "by_category": distribution.get("by_category", {}),

@@ -42,7 +42,7 @@ def check(page, name):
     page.set_viewport_size(DESKTOP)
 
 
-def test_a_researcher_goes_from_nothing_to_published_tables(browser, live_server, settings):
+def test_a_researcher_goes_from_nothing_to_published_tables(browser, live_server, settings, eager_celery):
     settings.SITE_URL = live_server.url  # the task links the console shows
     researcher_create(username="rita", password="pass-w0rd-for-tests")
     researcher = browser.new_context(viewport=DESKTOP)

@@ -164,3 +164,22 @@ def test_a_rating_or_pairwise_report_before_any_work_says_so_once(researcher, pr
     )
     assert 'id="report-empty"' in page and "found none" in page
     assert page.count("n/a") < 3
+
+
+def test_tables_and_the_report_page_keep_the_taxonomys_order_whatever_order_the_stored_keys_come_in(
+    study, researcher
+):
+    """PostgreSQL's jsonb gives a stored report's keys back sorted by length ("RepE" before
+    "CharE"); the report stores the taxonomy's order beside them, and every table follows it."""
+    report = done_report(study)
+    result = report.result
+    assert result["category_order"] == ["CharE", "RepE", "SceneE"]
+    result["categories"] = dict(reversed(result["categories"].items()))
+    Report.objects.filter(pk=report.pk).update(result=result)
+    client = client_of(researcher)
+    archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("console:publish_csv", args=[study.pk])).content))
+    rows = list(csv.reader(io.StringIO(archive.read("agreement.csv").decode())))
+    assert [row[0] for row in rows[1:]] == ["CharE", "RepE", "SceneE"]
+    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    table = page[page.index('id="categories-table"') :]
+    assert table.index("CharE") < table.index("RepE") < table.index("SceneE")

@@ -34,7 +34,8 @@ def span_figures(categories, tallies):
     """The report's figures from the tallies of the study's documents (span_tallies, merge_tallies)."""
     keys = [category.key for category in categories]
     # The crowd's figures come from main annotations only; gold never mixes in.
-    report = {"protocol": "span"}
+    # The taxonomy's order, kept apart: a jsonb column (PostgreSQL) does not keep its keys' order.
+    report = {"protocol": "span", "category_order": keys}
     report.update(_agreement(categories, tallies["main"], NO_MULTIPLY_ANNOTATED))
     report["distribution"] = _distribution(keys, tallies["distribution"], tallies["main"])
     report["experts"] = _agreement(categories, tallies["gold"], NO_EXPERT_PAIR)

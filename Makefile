@@ -25,12 +25,14 @@ install-dev: $(VENV)/.installed-dev
 env:
 	@$(BIN)/python scripts/dev-env .env
 
-# Start the platform with the demo study on SQLite, Celery eager.
+# Start the platform with the demo study on SQLite, Celery eager: `make demo PORT=8080
+# MODEL_PORT=8012` when 8000 or the demo's local model server's 8011 are taken.
+PORT ?= 8000
+MODEL_PORT ?= 8011
 demo: $(VENV)/.installed env
 	$(BIN)/python manage.py migrate --no-input -v 0
-	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py demo_evaluators
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	SITE_URL=http://127.0.0.1:$(PORT) $(BIN)/python manage.py load_demo --evaluators --model-port $(MODEL_PORT)
+	SITE_URL=http://127.0.0.1:$(PORT) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 # The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium).
 test: $(VENV)/.installed-dev browser-test-deps

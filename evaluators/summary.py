@@ -6,24 +6,29 @@ from .answers import FOUND
 
 
 def item_counts(run):
-    """Counts of the run's items by status, and of documents by result status."""
-    items, documents = Counter(), Counter()
+    """Counts of the run's items by status, of documents by result status, and of the places
+    in the text the placed items were found at (an error quoted twice is placed twice)."""
+    items, documents, places = Counter(), Counter(), 0
     for status, placed in run.results.values_list("status", "items"):
         documents[status] += 1
         for item in placed or ():
             items[item.get("status", "invalid")] += 1
-    return items, documents
+            if item.get("status") == FOUND:
+                places += len(item.get("locations") or ())
+    return items, documents, places
 
 
 def run_summary(run):
-    items, documents = item_counts(run)
+    items, documents, places = item_counts(run)
     listed = sum(items.values())
     not_found = listed - items[FOUND]
+    # Each place becomes a span (and a suggestion), so say how many when it is not one per error.
+    at_places = f" (at {places} places)" if places != items[FOUND] else ""
     lines = [
         f"run {run.pk} of {run.evaluator.key}: {run.status}, {run.finished} of {run.total} documents",
         "documents: "
         + (", ".join(f"{count} {status}" for status, count in sorted(documents.items())) or "none"),
-        f"errors listed: {listed}, placed in the text: {items[FOUND]}, not placed: {not_found}"
+        f"errors listed: {listed}, placed in the text: {items[FOUND]}{at_places}, not placed: {not_found}"
         + (
             f" ({', '.join(f'{n} {s}' for s, n in sorted(items.items()) if s != FOUND)})" if not_found else ""
         ),

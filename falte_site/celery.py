@@ -14,6 +14,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.settings")
 app = Celery("falte_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+if app.conf.task_always_eager and not app.conf.broker_url:
+    # No broker (the embedded default): jobs run in this process and nothing is sent, yet
+    # apply_async still takes a producer from Celery's pool. Without a transport of its own it
+    # would look for a broker on localhost (kombu's "No hostname was supplied" warning).
+    app.conf.broker_url = "memory://localhost/"
 log = logging.getLogger(__name__)
 
 

@@ -81,6 +81,7 @@ class Command(BaseCommand):
             count, documents = use_run_as_suggestions(run)
             self.stdout.write(
                 f"  suggestions: {count} on {documents} documents from run {run.pk} of {llm.key}"
+                " (one per place an error was found)"
             )
         except SuggestionsRefused:
             pass  # decided on in an earlier demo session: kept as they are

@@ -1,10 +1,16 @@
-"""Load the demo study, a researcher login and three demo workers' task links."""
+"""Load the demo study, a researcher login and three demo workers' task links.
+
+`make demo` runs it with --evaluators: the demo's evaluators then run too
+(evaluators' demo_evaluators, called by name so this app does not import that
+one), and the login comes last, where it does not scroll away under their output.
+"""
 
 import secrets
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from accounts.models import StudyMembership
@@ -23,8 +29,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="researcher")
+        parser.add_argument(
+            "--evaluators", action="store_true", help="Also add and run the demo's evaluators (no network)."
+        )
+        parser.add_argument(
+            "--model-port", type=int, default=8011, help="Port of the demo's local model server (0: any free one)."
+        )
 
-    def handle(self, username, **options):
+    def handle(self, username, evaluators, model_port, **options):
         study = Study.objects.filter(slug="snac-demo").first()
         if study is None:
             study = study_import_bundle(directory=DEMO_BUNDLE).study
@@ -40,10 +52,6 @@ class Command(BaseCommand):
         assignments_generate(study=study, worker_ids=DEMO_WORKERS)
 
         self.stdout.write("")
-        self.stdout.write(f"Researcher login: {settings.SITE_URL}/admin/")
-        self.stdout.write(f"  username: {username}")
-        self.stdout.write(f"  password: {password}")
-        self.stdout.write("")
         self.stdout.write("Task links of the demo workers:")
         assignments = (
             Assignment.objects.filter(study=study, worker__external_id__in=DEMO_WORKERS)
@@ -55,3 +63,11 @@ class Command(BaseCommand):
                 f"  {assignment.worker.external_id}\t{assignment.document.external_id}\t"
                 f"{settings.SITE_URL}{assignment.task_path}"
             )
+        if evaluators:
+            self.stdout.write("")
+            self.stdout.write("The demo's evaluators (docs/evaluators.md):")
+            call_command("demo_evaluators", study=study.slug, port=model_port, stdout=self.stdout._out)
+        self.stdout.write("")
+        self.stdout.write(f"Researcher console: {settings.SITE_URL}/console/")
+        self.stdout.write(f"  username: {username}")
+        self.stdout.write(f"  password: {password}  (a new one each run)")

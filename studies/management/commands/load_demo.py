@@ -33,7 +33,10 @@ class Command(BaseCommand):
             "--evaluators", action="store_true", help="Also add and run the demo's evaluators (no network)."
         )
         parser.add_argument(
-            "--model-port", type=int, default=8011, help="Port of the demo's local model server (0: any free one)."
+            "--model-port",
+            type=int,
+            default=8011,
+            help="Port of the demo's local model server (0: any free one).",
         )
 
     def handle(self, username, evaluators, model_port, **options):

@@ -1,0 +1,219 @@
+"""System rankings with significance, for any protocol that scores systems on shared items.
+
+The input is one score per (system, item): an MQM segment's error weight, an ESA or DA
+segment score (averaged over its raters), a Likert item's mean, a pairwise item's win
+share. From it (../shared/METRICS.md, "Translation studies ... and rankings with
+significance"):
+
+- each system's mean with a percentile bootstrap interval (items resampled with
+  replacement; the same draws for every system, so the intervals are comparable);
+- a two-sided test for every pair of systems over the items both were scored on:
+  paired approximate randomisation (each item's two scores swapped with probability
+  1/2; p = (hits + 1) / (R + 1)) or the Wilcoxon signed-rank test;
+- WMT-style clusters: a boundary between ranks k and k+1 when every system at or above
+  k is significantly better than every system at or below k+1.
+
+Everything is seeded, so a report computed twice gives the same figures. The resamples
+are drawn in chunks and applied to all systems (or all pairs) at once as matrix
+products, so memory is bounded by the chunk, not by the number of resamples.
+"""
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+
+PERMUTATION = "paired approximate randomisation"
+WILCOXON = "Wilcoxon signed-rank"
+TESTS = {"permutation": PERMUTATION, "wilcoxon": WILCOXON}
+
+# Resamples drawn at once: a chunk x items matrix of float64 (8 MB at 100 x 10,000 items).
+CHUNK = 100
+
+
+@dataclass(frozen=True)
+class ScoreTable:
+    """Scores as a matrix: ``scores[i, s]`` is system s's score on item i, NaN where not scored."""
+
+    systems: tuple
+    items: tuple
+    scores: np.ndarray
+
+    @classmethod
+    def from_mapping(cls, by_system):
+        """From ``{system: {item: score}}``; systems and items in sorted order."""
+        systems = tuple(sorted(by_system))
+        items = tuple(sorted({item for scores in by_system.values() for item in scores}, key=str))
+        place = {item: number for number, item in enumerate(items)}
+        scores = np.full((len(items), len(systems)), np.nan)
+        for column, system in enumerate(systems):
+            for item, score in by_system[system].items():
+                scores[place[item], column] = score
+        return cls(systems, items, scores)
+
+    @property
+    def rated(self):
+        return ~np.isnan(self.scores)
+
+    def means(self):
+        counts = self.rated.sum(axis=0)
+        sums = np.where(self.rated, self.scores, 0.0).sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return sums / counts, counts
+
+
+def bootstrap_intervals(table, *, resamples=1000, level=0.95, seed=0):
+    """Per system, the (low, high) percentile interval of its mean over resampled items.
+
+    One draw of items serves every system: a system scored on a subset of the items
+    takes the drawn items it has (its mean over them). A draw with none of its items
+    is left out of that system's interval.
+    """
+    rng = np.random.default_rng(seed)
+    items = len(table.items)
+    filled = np.where(table.rated, table.scores, 0.0)
+    present = table.rated.astype(np.float64)
+    means = []
+    for start in range(0, resamples, CHUNK):
+        size = min(CHUNK, resamples - start)
+        drawn = rng.integers(0, items, size=(size, items))
+        # How often each item was drawn in each resample: a size x items count matrix.
+        counts = np.stack([np.bincount(row, minlength=items) for row in drawn]).astype(np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means.append((counts @ filled) / (counts @ present))
+    means = np.vstack(means)
+    tail = (1.0 - level) / 2 * 100
+    intervals = []
+    for column in range(len(table.systems)):
+        values = means[:, column]
+        values = values[~np.isnan(values)]
+        if values.size == 0:
+            intervals.append((None, None))
+        else:
+            low, high = np.percentile(values, [tail, 100 - tail])
+            intervals.append((float(low), float(high)))
+    return intervals
+
+
+def paired_differences(table, pairs):
+    """An items x pairs matrix of score differences (first minus second), 0 where either
+    system was not scored, and the number of shared items per pair."""
+    differences = np.zeros((len(table.items), len(pairs)))
+    shared = np.zeros(len(pairs), dtype=np.int64)
+    for column, (first, second) in enumerate(pairs):
+        both = table.rated[:, first] & table.rated[:, second]
+        differences[both, column] = table.scores[both, first] - table.scores[both, second]
+        shared[column] = int(both.sum())
+    return differences, shared
+
+
+def randomisation_p_values(differences, *, resamples=1000, seed=0):
+    """Two-sided p of paired approximate randomisation for each column of ``differences``.
+
+    Swapping an item's two scores flips the sign of its difference, so a resample is a
+    vector of random signs, and the same signs serve every pair (a pair's unshared items
+    have difference 0 and add nothing). A resample hits when the absolute sum of signed
+    differences reaches the observed one; p = (hits + 1) / (resamples + 1).
+    """
+    rng = np.random.default_rng(seed)
+    observed = np.abs(differences.sum(axis=0))
+    # Sums of the same numbers in another order differ in the last bits: a resample equal
+    # to the observed sum (e.g. all signs +) must count as a hit.
+    tolerance = 1e-9 * np.maximum(1.0, np.abs(differences).sum(axis=0))
+    hits = np.zeros(differences.shape[1], dtype=np.int64)
+    for start in range(0, resamples, CHUNK):
+        size = min(CHUNK, resamples - start)
+        signs = rng.integers(0, 2, size=(size, differences.shape[0])) * 2.0 - 1.0
+        hits += (np.abs(signs @ differences) >= observed - tolerance).sum(axis=0)
+    return (hits + 1) / (resamples + 1)
+
+
+def wilcoxon_p_values(differences, shared):
+    """Two-sided p of the Wilcoxon signed-rank test per pair, over its shared items.
+
+    Items with a difference of 0 are dropped (Wilcoxon's own rule); a pair with no
+    nonzero difference has p = 1 (nothing tells the two apart).
+    """
+    p_values = []
+    for column in range(differences.shape[1]):
+        nonzero = differences[:, column][differences[:, column] != 0]
+        if shared[column] == 0 or nonzero.size == 0:
+            p_values.append(1.0)
+        else:
+            p_values.append(float(stats.wilcoxon(nonzero, zero_method="wilcox").pvalue))
+    return np.asarray(p_values)
+
+
+def clusters(order, better):
+    """Cluster numbers (1 = best) for systems listed best first.
+
+    ``better(a, b)``: a is significantly better than b. A boundary falls between
+    positions k and k+1 when every system at or above k is significantly better than
+    every system at or below k+1 (WMT's practice).
+    """
+    numbers, cluster = [], 1
+    for position in range(len(order)):
+        if position and all(better(above, below) for above in order[:position] for below in order[position:]):
+            cluster += 1
+        numbers.append(cluster)
+    return dict(zip(order, numbers, strict=True))
+
+
+def rank_systems(
+    by_system, *, higher_is_better=True, test="permutation", resamples=1000, alpha=0.05, seed=0, level=0.95
+):
+    """The ranking of ``{system: {item: score}}``: scores, intervals, pairwise tests, clusters.
+
+    Returns a dict ready for a report: the test's name and settings, one row per
+    system (best first) and one row per pair of systems (better first).
+    """
+    if test not in TESTS:
+        raise ValueError(f"unknown test {test!r}: one of {', '.join(TESTS)}")
+    table = ScoreTable.from_mapping(by_system)
+    means, counts = table.means()
+    intervals = bootstrap_intervals(table, resamples=resamples, level=level, seed=seed)
+    sign = 1.0 if higher_is_better else -1.0
+    scored = [column for column in range(len(table.systems)) if counts[column]]
+    order = sorted(scored, key=lambda column: (-sign * means[column], table.systems[column]))
+    pairs = list(combinations(order, 2))  # (better, worse) by the observed means
+    differences, shared = paired_differences(table, pairs)
+    if test == "permutation":
+        p_values = randomisation_p_values(differences, resamples=resamples, seed=seed)
+    else:
+        p_values = wilcoxon_p_values(differences, shared)
+    pair_rows, significant = [], set()
+    for column, ((first, second), p, n) in enumerate(zip(pairs, p_values, shared, strict=True)):
+        difference = float(differences[:, column].sum() / n) if n else None
+        is_significant = bool(n and p < alpha and sign * (difference or 0.0) > 0)
+        if is_significant:
+            significant.add((first, second))
+        pair_rows.append({
+            "better": table.systems[first], "worse": table.systems[second], "items": int(n),
+            "difference": difference, "p": float(p), "significant": is_significant,
+        })  # fmt: skip
+    cluster_of = clusters(order, lambda a, b: (a, b) in significant)
+    system_rows = [
+        {
+            "system": table.systems[column],
+            "rank": place + 1,
+            "cluster": cluster_of[column],
+            "score": float(means[column]),
+            "items": int(counts[column]),
+            "low": intervals[column][0],
+            "high": intervals[column][1],
+        }  # fmt: skip
+        for place, column in enumerate(order)
+    ]
+    return {
+        "test": TESTS[test],
+        "resamples": resamples if test == "permutation" else None,
+        "bootstrap_resamples": resamples,
+        "level": level,
+        "alpha": alpha,
+        "seed": seed,
+        "higher_is_better": higher_is_better,
+        "systems": system_rows,
+        "pairs": pair_rows,
+        "unscored": [table.systems[column] for column in range(len(table.systems)) if not counts[column]],
+    }

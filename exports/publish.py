@@ -113,3 +113,25 @@ def csv_archive(tables):
             )
         archive.writestr("notes.txt", "\n".join(notes) + "\n")
     return buffer.getvalue()
+
+
+def ranking_table(ranking, *, score_label):
+    """A ranking with significance (reports/metrics/ranking.py) as a table: rank, cluster,
+    system, score, its interval and n; the caption names the test and its settings."""
+    level = round(ranking["level"] * 100)
+    resamples = f", {ranking['resamples']:,} resamples" if ranking.get("resamples") else ""
+    direction = "higher is better" if ranking["higher_is_better"] else "lower is better"
+    return Table(
+        name="ranking",
+        caption=(
+            f"Systems ranked by {score_label.lower()} ({direction}), with {level}% bootstrap intervals "
+            f"({ranking['bootstrap_resamples']:,} resamples of the items). Systems in one cluster are not "
+            f"separated by the {ranking['test']} test{resamples} at p < {ranking['alpha']}."
+        ),
+        columns=[Column("Rank", digits=0), Column("Cluster", digits=0), Column("System"),
+                 Column(score_label, digits=3), Column(f"{level}% low", rf"{level}\% low", 3),
+                 Column(f"{level}% high", rf"{level}\% high", 3), Column("n", digits=0)],
+        rows=[(row["rank"], row["cluster"], row["system"], row["score"], row["low"], row["high"], row["items"])
+              for row in ranking["systems"]],
+        notes=[f"Not ranked, no scores: {', '.join(ranking['unscored'])}."] if ranking.get("unscored") else [],
+    )  # fmt: skip

@@ -1,6 +1,7 @@
 """The rating protocols' section of the report page."""
 
 from reports.charts import spread_chart
+from reports.ranking_page import ranking_context
 
 RELIABILITY_LABELS = {
     "scale_overlap": "scale overlap (Tang et al. 2022: overlap length / overall range length, mean over pairs)",
@@ -35,6 +36,7 @@ def rating_report_context(result):
         "shr": result.get("shr"),
         "binarised": result.get("binarised"),
         "test_retest": result.get("test_retest"),
+        "ranking": ranking_context(result.get("ranking"), score_label="Mean rating"),
         "scores_chart": spread_chart(
             rows,
             title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD",

@@ -36,7 +36,9 @@ def rating_report_context(result):
         "shr": result.get("shr"),
         "binarised": result.get("binarised"),
         "test_retest": result.get("test_retest"),
-        "ranking": ranking_context(result.get("ranking"), score_label="Mean rating"),
+        "ranking": ranking_context(
+            result.get("ranking"), score_label="Counting score" if protocol == "bws" else "Mean rating"
+        ),
         "scores_chart": spread_chart(
             rows,
             title=f"System scores ({'counting score' if protocol == 'bws' else 'mean rating'}) ± 1 SD",

@@ -32,6 +32,20 @@ TESTS = {"permutation": PERMUTATION, "wilcoxon": WILCOXON}
 CHUNK = 100
 
 
+def item_means(scores):
+    """``{system: {item: mean}}`` from ``(system, item, score)`` rows: an item scored several
+    times for one system (by several raters) counts once, with its mean."""
+    sums, counts = {}, {}
+    for system, item, score in scores:
+        key = (system, item)
+        sums[key] = sums.get(key, 0.0) + score
+        counts[key] = counts.get(key, 0) + 1
+    by_system = {}
+    for (system, item), total in sums.items():
+        by_system.setdefault(system, {})[item] = total / counts[system, item]
+    return by_system
+
+
 @dataclass(frozen=True)
 class ScoreTable:
     """Scores as a matrix: ``scores[i, s]`` is system s's score on item i, NaN where not scored."""

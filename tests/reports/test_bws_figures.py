@@ -121,3 +121,18 @@ def test_per_system_figures_match_an_independent_implementation_on_random_data(s
     for system, figures in expected.items():
         for key, value in figures.items():
             assert scores[system][key] == pytest.approx(value, abs=1e-12), (system, key)
+
+
+def test_systems_are_ranked_by_counting_score_input_by_input():
+    """20 inputs, three systems: C always best, A always worst: three clusters, C first, and
+    each system's ranking score is its counting score (C 1, B 0, A -1)."""
+    items = [Item(f"i{n}-{s}", f"i{n}", s, "b1") for n in range(20) for s in "ABC"]
+    judgments = [
+        Judgment(annotator, (f"i{n}-A", f"i{n}-B", f"i{n}-C"), best=f"i{n}-C", worst=f"i{n}-A", value=None, block="b1")
+        for n in range(20) for annotator in ("x", "y")
+    ]  # fmt: skip
+    ranking = bws(items, judgments)["ranking"]
+    assert [(row["system"], row["cluster"], row["score"], row["items"]) for row in ranking["systems"]] == [
+        ("C", 1, 1.0, 20), ("B", 2, 0.0, 20), ("A", 3, -1.0, 20),
+    ]  # fmt: skip
+    assert all(pair["p"] < 0.01 for pair in ranking["pairs"])

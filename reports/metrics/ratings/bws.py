@@ -17,6 +17,7 @@ from collections import defaultdict
 import numpy as np
 
 from reports.metrics.nullable import put_value
+from reports.metrics.ranking import item_means, rank_systems
 from reports.metrics.ratings.agreement import change_rate_pct, put_alpha
 from reports.metrics.ratings.data import BWS, MAIN, RETEST, ItemTable
 from reports.metrics.ratings.scores import block_system_totals, score_summary
@@ -69,6 +70,14 @@ def bws_report(study):
     put_value(report, "shr", *split_half_reliability(sums, counts, splits=study.splits, seed=study.seed))
     if any(judgment.kind == RETEST for judgment in study.judgments):
         report["test_retest"] = retest_changes(main, _latest(study, table, RETEST, value_max))
+    # Ranked by counting score, input by input (each output is one system's answer to one input).
+    by_system = item_means(
+        (table.systems[table.system_of[number]], study.items[number].input_id, float(counting[number]))
+        for number in scored.tolist()
+    )
+    report["ranking"] = rank_systems(
+        {system: by_system.get(system, {}) for system in table.systems}, seed=study.seed
+    )
     return report
 
 

@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 
 from reports.metrics.nullable import put_value
-from reports.metrics.ranking import rank_systems
+from reports.metrics.ranking import item_means, rank_systems
 from reports.metrics.ratings.agreement import change_rate_pct, put_alpha
 from reports.metrics.ratings.binarised import binarised_alpha
 from reports.metrics.ratings.data import LIKERT, MAIN, RETEST, ItemTable
@@ -75,16 +75,11 @@ def input_means(study, table, items, scores):
     The ranking's items are the inputs, which every system answered: a pair of systems
     is compared input by input, each output counting once whatever its ratings.
     """
-    input_of = [item.input_id for item in study.items]
-    sums, counts = defaultdict(float), defaultdict(int)
-    for item, score in zip(items.tolist(), scores.tolist(), strict=True):
-        key = (table.systems[table.system_of[item]], input_of[item])
-        sums[key] += score
-        counts[key] += 1
-    by_system = {system: {} for system in table.systems}
-    for (system, input_id), total in sums.items():
-        by_system[system][input_id] = total / counts[system, input_id]
-    return by_system
+    by_system = item_means(
+        (table.systems[table.system_of[item]], study.items[item].input_id, score)
+        for item, score in zip(items.tolist(), scores.tolist(), strict=True)
+    )
+    return {system: by_system.get(system, {}) for system in table.systems}
 
 
 def _latest(study, table, kind):

@@ -115,6 +115,12 @@ def csv_archive(tables):
     return buffer.getvalue()
 
 
+def ranking_tables(result, *, score_label):
+    """The report's ranking as a table, when it ranks two systems or more (else none)."""
+    ranking = result.get("ranking") or {}
+    return [ranking_table(ranking, score_label=score_label)] if len(ranking.get("systems") or ()) >= 2 else []
+
+
 def ranking_table(ranking, *, score_label):
     """A ranking with significance (reports/metrics/ranking.py) as a table: rank, cluster,
     system, score, its interval and n; the caption names the test and its settings."""

@@ -6,8 +6,8 @@ from reports.charts import interval_chart
 
 
 def ranking_context(ranking, *, score_label):
-    if not ranking or not ranking.get("systems"):
-        return None
+    if not ranking or len(ranking.get("systems") or ()) < 2:
+        return None  # one system has nothing to be ranked against
     direction = "higher is better" if ranking["higher_is_better"] else "lower is better"
     return {
         **ranking,

@@ -1,6 +1,6 @@
 """The rating reports' headline figure and tables for a paper (exports/publish.py writes them)."""
 
-from exports.publish import Column, Table, ranking_table
+from exports.publish import Column, Table, ranking_tables
 
 from .report_page import RELIABILITY_LABELS
 
@@ -21,8 +21,7 @@ def rating_tables(result):
         columns=[Column("System"), Column(label, digits=3), Column("SD", digits=3), Column("n", digits=0)],
         rows=[(system, v.get(key), v.get("sd"), v.get("n")) for system, v in sorted(scores.items())],
     )]  # fmt: skip
-    if result.get("ranking", {}).get("systems"):
-        tables.append(ranking_table(result["ranking"], score_label=label))
+    tables += ranking_tables(result, score_label=label)
     names = [
         n for n in ("alpha_ordinal", "alpha_interval", "change_rate_pct", "scale_overlap") if n in result
     ]

@@ -1,6 +1,8 @@
 """The span report's headline figure and its tables for a paper (exports/publish.py writes them)."""
 
-from exports.publish import Column, Table
+from exports.publish import Column, Table, ranking_tables
+
+ERROR_RATE = "Error spans per 100 tokens"
 
 
 def in_taxonomy_order(result, by_category):
@@ -74,4 +76,4 @@ def span_tables(result):
             columns=[Column("Category"), *[Column(system, digits=2) for system in systems]],
             rows=[(key, *[by_system[s].get(key, {}).get("per_100_tokens") for s in systems]) for key in categories],
         ))  # fmt: skip
-    return tables
+    return tables + ranking_tables(result, score_label=ERROR_RATE)

@@ -106,10 +106,12 @@ def _load_span_study(study, document_ids=None):
     categories = _categories(study)
     documents = {}
     chosen = study.documents.all() if document_ids is None else study.documents.filter(id__in=document_ids)
-    for pk, external_id, system in chosen.order_by("position", "id").values_list(
-        "id", "external_id", "system"
+    for pk, external_id, system, input_id in chosen.order_by("position", "id").values_list(
+        "id", "external_id", "system", "input_id"
     ):
-        documents[pk] = SpanDocument(id=external_id, system=system, segments=[], sentences=[])
+        documents[pk] = SpanDocument(
+            id=external_id, system=system, segments=[], sentences=[], input_id=input_id
+        )
     # A part's documents by their ids alone: joined to the study as well, PostgreSQL scans every
     # segment of the study for each part (the parts' reads would grow with the square of its size).
     segments = (

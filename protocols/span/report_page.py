@@ -2,8 +2,9 @@
 and the answers about the whole document."""
 
 from reports.charts import bar_chart, grouped_bar_chart
+from reports.ranking_page import ranking_context
 
-from .publish import in_taxonomy_order, reason_notes
+from .publish import ERROR_RATE, in_taxonomy_order, reason_notes
 
 
 def span_report_context(result):
@@ -32,6 +33,7 @@ def span_report_context(result):
             for key, values in in_taxonomy_order(result, distribution.get("by_category", {})).items()
         ],
         "annotators": result.get("annotators", {}),
+        "ranking": ranking_context(result.get("ranking"), score_label=ERROR_RATE),
         "by_category": distribution.get("by_category", {}),
         "annotators_per_document": result.get("annotators_per_document"),
         "reference_kind": result.get("reference_kind"),

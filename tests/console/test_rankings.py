@@ -80,3 +80,48 @@ def test_a_likert_report_ranks_the_systems_in_clusters_on_the_page_and_in_the_pu
     ]
     latex = client.get(reverse("console:publish_latex", args=[study.pk])).content.decode()
     assert r"95\% low" in latex and "paired approximate randomisation test" in latex
+
+
+def test_a_span_report_ranks_systems_by_error_rate_input_by_input_fewest_first(researcher):
+    """Twelve inputs, each answered by two systems: "careful" has no error, "sloppy" one on
+    each; fewer errors rank first, the pair is separated, and the page says so."""
+    from accounts.models import Worker
+    from annotations.models import Assignment
+    from studies.models import Category
+    from tests.factories import ErrorAnnotationFactory, make_span_study
+
+    study = make_span_study(documents=24, segments=1, researcher=researcher, status="open")
+    worker = Worker.objects.create(platform=Worker.Platform.LINK, external_id="w1")
+    character = Category.objects.get(taxonomy=study.taxonomy, key="CharE")
+    for number, document in enumerate(study.documents.order_by("position")):
+        document.system, document.input_id = ("careful", "sloppy")[number % 2], f"in{number // 2}"
+        document.save(update_fields=["system", "input_id"])
+        assignment = Assignment.objects.create(
+            study=study, document=document, worker=worker, status=Assignment.Status.SUBMITTED,
+            submitted_at=timezone.now(),
+        )  # fmt: skip
+        if document.system == "sloppy":
+            segment = document.segments.get()
+            ErrorAnnotationFactory(assignment=assignment, segment=segment, category=character, start=0, end=7,
+                                   text=segment.text[0:7])  # fmt: skip
+    result = study_report_data(study)
+    ranking = result["ranking"]
+    assert not ranking["higher_is_better"]
+    assert [(row["system"], row["score"], row["items"]) for row in ranking["systems"]][0] == (
+        "careful",
+        0.0,
+        12,
+    )
+    assert [row["cluster"] for row in ranking["systems"]] == [1, 2]
+    (pair,) = ranking["pairs"]
+    assert pair["items"] == 12 and pair["p"] < 0.01
+
+    Report.objects.create(study=study, status=Report.Status.DONE, result=result, finished_at=timezone.now())
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    section = page[page.index('id="ranking"') :]
+    assert "error spans per 100 tokens (lower is better)" in section and "1 separated, 0 not" in section
+    archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("console:publish_csv", args=[study.pk])).content))
+    rows = list(csv.reader(io.StringIO(archive.read("ranking.csv").decode())))
+    assert [row[2] for row in rows[1:]] == ["careful", "sloppy"]

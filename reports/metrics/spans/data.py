@@ -33,6 +33,7 @@ class SpanDocument:
     system: str
     segments: list[str]
     sentences: list[list[tuple[int, int]]] = field(default_factory=list)
+    input_id: str = ""  # the input the system answered: the ranking compares systems input by input
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ docs/metrics.md.
 """
 
 from reports.metrics.nullable import put_value
+from reports.metrics.ranking import rank_systems
 from reports.metrics.spans.agreement import kinds_alpha, token_figures
 from reports.metrics.spans.tallies import reference_tally, span_tallies
 
@@ -43,7 +44,19 @@ def span_figures(categories, tallies):
         _explain_unpaired(report["experts"], NO_EXPERT_PAIR)
     report["reference_kind"] = tallies["reference_kind"]
     report["annotators"] = _annotators(keys, tallies["annotators"], tallies["reference"])
+    report["ranking"] = rank_systems(
+        error_rates(tallies["distribution"]["documents"]), higher_is_better=False
+    )
     return report
+
+
+def error_rates(documents):
+    """``{system: {input: error spans per 100 tokens}}`` from the per-document tallies: a
+    document's spans over all its main annotations per 100 of the tokens they read."""
+    by_system = {}
+    for system, input_id, spans, read in documents.values():
+        by_system.setdefault(system, {})[input_id] = 100.0 * spans / read
+    return by_system
 
 
 def _agreement(categories, tallies, unpaired_reason):

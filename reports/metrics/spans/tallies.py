@@ -195,7 +195,19 @@ def _distribution_tallies(documents, keys, layout, table, main):
     annotator_numbers = {name: number for number, name in enumerate(annotators)}
     span_annotators = np.array([annotator_numbers[a.annotator] for a in main], dtype=np.int64)[table.owners]
     by_annotator = np.bincount(span_annotators * size + table.categories, minlength=len(annotators) * size)
+    # Per annotated document, its spans and tokens read over its main annotations: the ranking's
+    # items (reports/metrics/ranking.py). Parts hold disjoint documents, so merging is a union.
+    document_spans = np.bincount(table.documents, weights=np.bincount(table.owners, minlength=len(main)),
+                                 minlength=len(documents)).astype(np.int64)  # fmt: skip
+    document_read = np.bincount(table.documents, weights=tokens_read, minlength=len(documents)).astype(
+        np.int64
+    )
     return {
+        "documents": {
+            document.id: [document.system, document.input_id or document.id, int(spans), int(read_tokens)]
+            for document, spans, read_tokens in zip(documents, document_spans, document_read, strict=True)
+            if read_tokens
+        },
         "systems": {
             system: {
                 "tokens_read": int(read[number]),
@@ -372,4 +384,8 @@ def _merge_distribution(first, second):
     annotators = dict(first["annotators"])
     for name, counts in second["annotators"].items():
         annotators[name] = _add_lists(annotators[name], counts) if name in annotators else counts
-    return {"systems": systems, "annotators": annotators}
+    return {
+        "documents": {**first["documents"], **second["documents"]},
+        "systems": systems,
+        "annotators": annotators,
+    }

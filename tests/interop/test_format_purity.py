@@ -8,6 +8,7 @@ MODULES = [
     "interop.formats.potato",
     "interop.formats.factgenie",
     "interop.formats.hf",
+    "interop.formats.mqm_tsv",
 ]
 
 

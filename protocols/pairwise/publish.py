@@ -1,8 +1,8 @@
 """The pairwise report's headline figure and tables for a paper (exports/publish.py writes them)."""
 
-from exports.publish import Column, Table
+from exports.publish import Column, Table, ranking_tables
 
-from .report_page import _systems
+from .report_page import RANKING_SCORE, _systems
 
 
 def pairwise_headline(result):
@@ -22,4 +22,4 @@ def pairwise_tables(result):
                  Column("Bradley-Terry", digits=3), Column("Interval low", digits=3), Column("Interval high", digits=3)],
         rows=[(row["system"], row.get("win_rate"), row.get("comparisons"), row["bt"].get("score"),
                row["bt"].get("ci_low"), row["bt"].get("ci_high")) for row in systems],
-    )]  # fmt: skip
+    )] + ranking_tables(result, score_label=RANKING_SCORE)  # fmt: skip

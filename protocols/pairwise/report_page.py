@@ -1,6 +1,7 @@
 """The pairwise protocol's section of the report page: system scores, agreement, reliability."""
 
 from reports.charts import bar_chart, interval_chart
+from reports.ranking_page import ranking_context
 
 # Draws that break the existence condition can push an interval's ends far out
 # (bradley_terry.py): the axis stops there, and the chart's table keeps the real ends.
@@ -40,6 +41,9 @@ def _agreement(result):
     return [(label, result.get(key), result.get(f"{key}_reason", "")) for key, label in rows if key in result]
 
 
+RANKING_SCORE = "Win rate per input"
+
+
 def pairwise_report_context(result):
     """Win rates, Bradley-Terry scores with their intervals, head to head, agreement, SHR, retest change."""
     systems = _systems(result)
@@ -66,6 +70,7 @@ def pairwise_report_context(result):
         "agreement": _agreement(result),
         "shr": result.get("shr"),
         "shr_reason": result.get("shr_reason", ""),
+        "ranking": ranking_context(result.get("ranking"), score_label=RANKING_SCORE),
         "win_rate_chart": bar_chart(
             [(row["system"], row["win_rate"]) for row in systems],
             low=0.0,

@@ -556,3 +556,21 @@ def test_without_bootstrap_draws_the_intervals_are_null_and_the_scores_stay():
     assert entry["score"] is not None
     assert (entry["ci_low"], entry["ci_low_reason"]) == (None, "no bootstrap draw was fitted")
     assert entry["ci_high"] is None
+
+
+def test_systems_are_ranked_by_their_win_rate_input_by_input():
+    """Ten inputs, every pair judged once: A beats B and C everywhere, B beats C on six inputs
+    and loses on four. Per input A has 1.0; B 0.5 or 0; C 0 or 0.5. B and C are not told
+    apart (6 to 4), A is."""
+    outputs = [Output(f"{s}{n}", f"i{n}", s.upper(), "b1") for n in range(10) for s in "abc"]
+    choices = []
+    for n in range(10):
+        choices += [Choice("x", f"a{n}", f"b{n}", "left", None, "b1"), Choice("x", f"c{n}", f"a{n}", "right", None, "b1"),
+                    Choice("x", f"b{n}", f"c{n}", "left" if n < 6 else "right", None, "b1")]  # fmt: skip
+    ranking = pairwise_report(PairwiseStudy(outputs, choices, bootstrap_draws=20))["ranking"]
+    assert [(row["system"], row["cluster"], row["items"]) for row in ranking["systems"]] == [
+        ("A", 1, 10), ("B", 2, 10), ("C", 2, 10),
+    ]  # fmt: skip
+    assert [row["score"] for row in ranking["systems"]] == pytest.approx([1.0, 0.3, 0.2])
+    by_pair = {(pair["better"], pair["worse"]): pair for pair in ranking["pairs"]}
+    assert by_pair["A", "B"]["significant"] and not by_pair["B", "C"]["significant"]

@@ -14,6 +14,7 @@ from reports.metrics.pairwise.data import Comparisons
 from reports.metrics.pairwise.ranks import average_rank
 from reports.metrics.pairwise.split_half import win_rate_shr
 from reports.metrics.pairwise.win_rates import win_rates
+from reports.metrics.ranking import item_means, rank_systems
 from reports.metrics.ratings.data import MAIN, RETEST
 
 PAIRWISE = "pairwise"
@@ -68,4 +69,17 @@ def pairwise_report(study):
             put_value(scores, "bt", bt["scores"][system]["score"], bt["scores"][system].get("score_reason"))
         scores["n"] = entry["comparisons"]
         report["system_scores"][system] = scores
+    report["ranking"] = rank_systems(input_win_rates(main), seed=study.seed)
     return report
+
+
+def input_win_rates(comparisons):
+    """``{system: {input: win rate}}``: each system's (wins + ties / 2) / comparisons on each
+    input, so the ranking compares two systems input by input."""
+    systems = comparisons.systems
+    first, second = comparisons.first_system.tolist(), comparisons.second_system.tolist()
+    inputs, scores = comparisons.input.tolist(), comparisons.first_score.tolist()
+    rows = [(systems[a], item, score) for a, item, score in zip(first, inputs, scores, strict=True)]
+    rows += [(systems[b], item, 1.0 - score) for b, item, score in zip(second, inputs, scores, strict=True)]
+    by_system = item_means(rows)
+    return {system: by_system.get(system, {}) for system in systems}

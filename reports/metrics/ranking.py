@@ -231,3 +231,64 @@ def rank_systems(
         "pairs": pair_rows,
         "unscored": [table.systems[column] for column in range(len(table.systems)) if not counts[column]],
     }
+
+
+# Up to this many raters every split into halves is used; above, random ones.
+EXHAUSTIVE_RATERS = 12
+
+
+def rank_stability(scores, *, splits=200, seed=0):
+    """How stable the ranking is: Kendall's tau (tau-b) between the system scores of two
+    disjoint halves of the raters, over many splits.
+
+    ``scores`` are ``(system, item, rater, score)`` rows. A split puts half the raters
+    (the smaller half when their number is odd) on one side; each side's system score is
+    its mean over that side's rows, and tau compares the systems both sides scored. With
+    at most EXHAUSTIVE_RATERS raters every split is used once, else ``splits`` random ones.
+    Returns {"mean", "low", "high" (2.5th and 97.5th percentiles), "splits", "raters"}, or
+    a dict with "reason" when there is nothing to compare.
+    """
+    rows = list(scores)
+    raters = sorted({rater for _, _, rater, _ in rows}, key=str)
+    systems = sorted({system for system, _, _, _ in rows}, key=str)
+    if len(raters) < 2:
+        return {"mean": None, "reason": "fewer than two raters", "raters": len(raters)}
+    if len(systems) < 2:
+        return {"mean": None, "reason": "fewer than two systems", "raters": len(raters)}
+    rater_of = {rater: number for number, rater in enumerate(raters)}
+    system_of = {system: number for number, system in enumerate(systems)}
+    rater_numbers = np.array([rater_of[rater] for _, _, rater, _ in rows])
+    system_numbers = np.array([system_of[system] for system, _, _, _ in rows])
+    values = np.array([score for *_, score in rows], dtype=np.float64)
+    half = len(raters) // 2
+    if len(raters) <= EXHAUSTIVE_RATERS:
+        # Each unordered split once: with an even number of raters, the halves holding rater 0
+        # (the other half is its complement); with an odd one the smaller side names the split.
+        sides = [set(side) for side in combinations(range(len(raters)), half) if len(raters) % 2 or 0 in side]
+    else:
+        rng = np.random.default_rng(seed)
+        sides = [set(rng.choice(len(raters), size=half, replace=False).tolist()) for _ in range(splits)]
+    taus = []
+    for side in sides:
+        on_side = np.isin(rater_numbers, list(side))
+        means = []
+        for chosen in (on_side, ~on_side):
+            sums = np.bincount(system_numbers[chosen], weights=values[chosen], minlength=len(systems))
+            counts = np.bincount(system_numbers[chosen], minlength=len(systems))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                means.append(sums / counts)
+        both = ~np.isnan(means[0]) & ~np.isnan(means[1])
+        if both.sum() < 2:
+            continue
+        tau = stats.kendalltau(means[0][both], means[1][both]).statistic
+        if not np.isnan(tau):
+            taus.append(float(tau))
+    if not taus:
+        return {
+            "mean": None,
+            "reason": "no split of the raters scores two systems on both sides",
+            "raters": len(raters),
+        }
+    low, high = np.percentile(taus, [2.5, 97.5])
+    return {"mean": float(np.mean(taus)), "low": float(low), "high": float(high), "splits": len(taus),
+            "raters": len(raters)}  # fmt: skip

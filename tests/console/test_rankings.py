@@ -69,6 +69,8 @@ def test_a_likert_report_ranks_the_systems_in_clusters_on_the_page_and_in_the_pu
     rows = section[section.index('id="ranking-table"') : section.index("</table>")]
     assert rows.index("sysA") < rows.index("sysB") < rows.index("sysC")
     assert "2 separated, 1 not" in section
+    # Two raters who gave the same scores: one split, and its halves rank the systems alike.
+    assert "two disjoint halves of the 2 raters, mean 1.000 over 1 splits" in section
 
     archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("console:publish_csv", args=[study.pk])).content))
     table = list(csv.reader(io.StringIO(archive.read("ranking.csv").decode())))

@@ -114,7 +114,13 @@ def test_publish_gives_booktabs_latex_and_formula_safe_csv_of_the_main_tables(st
     assert r"Token $\alpha$" in latex and "CharE &" in latex
     assert r"\label{tab:" in latex and "booktabs" in latex
     archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("console:publish_csv", args=[study.pk])).content))
-    assert sorted(archive.namelist()) == ["agreement.csv", "errors-by-system.csv", "groups.csv", "notes.txt", "ranking.csv"]
+    assert sorted(archive.namelist()) == [
+        "agreement.csv",
+        "errors-by-system.csv",
+        "groups.csv",
+        "notes.txt",
+        "ranking.csv",
+    ]
     rows = list(csv.reader(io.StringIO(archive.read("agreement.csv").decode())))
     assert rows[0] == [
         "Category",

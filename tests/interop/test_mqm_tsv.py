@@ -179,6 +179,9 @@ def test_the_command_prints_the_ranking_and_writes_its_table(tmp_path):
     assert re.search(r"^\s+1\s+1\s+ref\s+0\.912\s", printed, re.MULTILINE)
     assert re.search(r"^\s+14\s+\d+\s+Nemo\s+2\.141\s", printed, re.MULTILINE)
     assert "paired approximate randomisation, 200 resamples" in printed
+    assert re.search(
+        r"rank stability: Kendall tau between the rankings of two halves of the \d+ raters, mean", printed
+    )
     rows = list(csv.reader((tmp_path / "ranking.csv").open(encoding="utf-8")))
     assert rows[0][:4] == ["Rank", "Cluster", "System", "MQM (error points per segment)"]
     assert [row[2] for row in rows[1:3]] == ["ref", "Facebook-AI"] and rows[1][3] == "0.912"

@@ -15,6 +15,7 @@ from reports.metrics.ranking import (
     clusters,
     paired_differences,
     randomisation_p_values,
+    rank_stability,
     rank_systems,
     wilcoxon_p_values,
 )
@@ -137,3 +138,53 @@ def test_a_system_with_no_scores_is_listed_apart_not_ranked():
 def test_an_unknown_test_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown test 'sign'"):
         rank_systems({"A": {1: 1.0}}, test="sign")
+
+
+def brute_force_stability(rows, raters):
+    """Every split of four raters into two pairs, by hand: tau between the pairs' system means."""
+    taus = []
+    for side in ({raters[0], raters[1]}, {raters[0], raters[2]}, {raters[0], raters[3]}):
+        halves = []
+        for inside in (True, False):
+            sums = {}
+            for system, _, rater, score in rows:
+                if (rater in side) == inside:
+                    total, count = sums.get(system, (0.0, 0))
+                    sums[system] = (total + score, count + 1)
+            halves.append([sums[system][0] / sums[system][1] for system in sorted(sums)])
+        taus.append(stats.kendalltau(*halves).statistic)
+    return float(np.mean(taus)), len(taus)
+
+
+def test_rank_stability_uses_every_split_of_a_few_raters_and_agrees_with_brute_force():
+    rng = np.random.default_rng(21)
+    raters = ["r1", "r2", "r3", "r4"]
+    rows = [
+        (system, item, rater, float(rng.normal(quality, 1.0)))
+        for system, quality in (("A", 0.0), ("B", 0.3), ("C", 0.6), ("D", 2.0))
+        for item in range(8) for rater in raters
+    ]  # fmt: skip
+    stability = rank_stability(rows)
+    expected, splits = brute_force_stability(rows, raters)
+    assert stability["splits"] == splits == 3 and stability["raters"] == 4
+    assert stability["mean"] == pytest.approx(expected)
+
+
+def test_a_ranking_every_rater_agrees_on_is_perfectly_stable_and_one_rater_has_no_figure():
+    rows = [(system, item, rater, quality + 0.01 * item)
+            for system, quality in (("A", 1.0), ("B", 2.0), ("C", 3.0)) for item in range(5)
+            for rater in ("r1", "r2", "r3", "r4", "r5")]  # fmt: skip
+    stability = rank_stability(rows)
+    assert stability["mean"] == 1.0 and stability["splits"] == 10  # 5 raters: C(5, 2) splits
+    assert rank_stability([row for row in rows if row[2] == "r1"]) == {
+        "mean": None, "reason": "fewer than two raters", "raters": 1,
+    }  # fmt: skip
+
+
+def test_many_raters_are_split_at_random_with_the_seed():
+    rng = np.random.default_rng(22)
+    rows = [(system, 0, f"r{rater}", float(rng.normal(number, 2.0)))
+            for number, system in enumerate("ABCDE") for rater in range(30)]  # fmt: skip
+    first = rank_stability(rows, splits=50, seed=3)
+    assert first == rank_stability(rows, splits=50, seed=3) and first["splits"] == 50
+    assert -1.0 <= first["low"] <= first["mean"] <= first["high"] <= 1.0

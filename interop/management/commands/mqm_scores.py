@@ -22,7 +22,7 @@ from reports.metrics.mqm import (
     severity_counts,
     system_scores,
 )
-from reports.metrics.ranking import item_means, rank_systems
+from reports.metrics.ranking import item_means, rank_stability, rank_systems
 
 SCORE_LABEL = "MQM (error points per segment)"
 
@@ -71,6 +71,13 @@ class Command(BaseCommand):
         # mean over segments of their raters' mean, the same when each segment has one rater.
         for row in ranking["systems"]:
             row["score"], row["items"] = published[row["system"]]
+        ranking["stability"] = rank_stability(
+            (
+                (system, (document, segment), rater, score)
+                for (system, document, segment, rater), score in scores.items()
+            ),
+            seed=seed,
+        )
         self.show(file, lines, scheme, ranking, severity_counts(judgments))
         table = ranking_table(ranking, score_label=SCORE_LABEL)
         if csv:
@@ -109,3 +116,10 @@ class Command(BaseCommand):
         resamples = f", {ranking['resamples']:,} resamples" if ranking["resamples"] else ""
         write(f"{ranking['test']}{resamples}, seed {ranking['seed']}, p < {ranking['alpha']}: "
               f"{separated} of {len(ranking['pairs'])} pairs separated; lower MQM is better")  # fmt: skip
+        stability = ranking["stability"]
+        if stability["mean"] is None:
+            write(f"rank stability: none ({stability['reason']})")
+        else:
+            write(f"rank stability: Kendall tau between the rankings of two halves of the {stability['raters']} raters, "
+                  f"mean {stability['mean']:.3f} over {stability['splits']} splits "
+                  f"(95% of splits {stability['low']:.3f} to {stability['high']:.3f})")  # fmt: skip

@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 
 from reports.metrics.nullable import put_value
-from reports.metrics.ranking import item_means, rank_systems
+from reports.metrics.ranking import item_means, rank_stability, rank_systems
 from reports.metrics.ratings.agreement import change_rate_pct, put_alpha
 from reports.metrics.ratings.binarised import binarised_alpha
 from reports.metrics.ratings.data import LIKERT, MAIN, RETEST, ItemTable
@@ -66,6 +66,20 @@ def likert_report(study):
     if any(rating.kind == RETEST for rating in study.ratings):
         report["test_retest"] = retest_differences(main, _latest(study, table, RETEST))
     report["ranking"] = rank_systems(input_means(study, table, items, scores), seed=study.seed)
+    report["ranking"]["stability"] = rank_stability(
+        (
+            (
+                table.systems[table.system_of[item]],
+                study.items[item].input_id,
+                annotator_names[annotator],
+                score,
+            )
+            for item, annotator, score in zip(
+                items.tolist(), annotators.tolist(), scores.tolist(), strict=True
+            )
+        ),
+        seed=study.seed,
+    )
     return report
 
 

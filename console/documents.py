@@ -15,6 +15,7 @@ import re
 from pathlib import Path, PurePath
 
 from bundles.problems import BundleInvalid, Problem
+from studies import extensions
 
 DOCUMENT_BREAK = re.compile(r"^\s*-{3,}\s*$", re.MULTILINE)
 PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -101,6 +102,24 @@ def uploaded_documents(upload_name, data):
         [Problem(upload_name, 0, "give a .txt, .csv, .jsonl or .json file (another tool's export: "
                                  "use \u201cImport another tool's annotations\u201d)")]
     )  # fmt: skip
+
+
+def document_formats():
+    """{format key: label} of the files an extension can read texts from (interop: other tools')."""
+    return {
+        key: label
+        for extension in extensions.registered()
+        for key, label in extension.document_formats.items()
+    }
+
+
+def documents_from_tool(path, name, fmt):
+    """[(line, document)] of the texts of a file in format `fmt`, read by the extension that
+    knows it; BundleInvalid when none does, or names file, line and problem."""
+    for extension in extensions.registered():
+        if fmt in extension.document_formats:
+            return extension.document_texts(path, name, fmt)
+    raise BundleInvalid([Problem(name, 0, f"no installed app reads {fmt!r} files")])
 
 
 def write_jsonl(documents, path):

@@ -4,6 +4,7 @@ from django import forms
 
 from studies import protocols
 
+from .documents import document_formats
 from .taxonomies import library
 
 MAX_UPLOAD_FILES = 20
@@ -49,6 +50,19 @@ class DocumentsForm(forms.Form):
         help_text=".txt (one document a file, paragraphs as segments), .csv (a 'text' column, and "
         "optionally id, system, input_id, source), or .jsonl / .json in the bundle's format.",
     )
+    file_format = forms.ChoiceField(
+        required=False,
+        label="The files are",
+        choices=(),
+        help_text="Another tool's export gives its texts, cut into segments by sentence; its annotations "
+        "are not added (to keep them, import the file as a study of its own, below).",
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["file_format"].choices = [("", "known by their ending (.txt, .csv, .jsonl, .json)")] + [
+            (key, f"{label}: its texts") for key, label in document_formats().items()
+        ]
 
     def clean(self):
         data = super().clean()

@@ -58,8 +58,11 @@ def setup_done(study):
     return list((study.config.get("setup") or {}).get("done", []))
 
 
-def study_add_document_text(*, study, text="", uploads=()):
+def study_add_document_text(*, study, text="", uploads=(), file_format=""):
     """Add documents from pasted text and/or uploaded files [(name, bytes)]; all or nothing.
+
+    `file_format`: the uploads are another tool's exports (console.documents.TOOL_FORMATS),
+    whose texts become the documents.
 
     BundleInvalid names file, line and problem; returns the number of documents and segments added.
     """
@@ -70,6 +73,11 @@ def study_add_document_text(*, study, text="", uploads=()):
         if text.strip():
             pieces.append(("pasted text", document_files.documents_from_text(text, prefix="text")))
         for name, data in uploads:
+            if file_format:
+                path = Path(directory) / f"export{len(pieces)}{Path(name).suffix.lower()}"
+                path.write_bytes(data)
+                pieces.append((name, document_files.documents_from_tool(path, name, file_format)))
+                continue
             found = document_files.uploaded_documents(name, data)
             if found is None:  # the bundle's own format: read by the bundle import as it is
                 path = Path(directory) / (f"upload{len(pieces)}" + Path(name).suffix.lower())

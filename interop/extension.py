@@ -2,6 +2,8 @@
 
 from studies.extensions import Extension
 
+from .documents import TEXT_FORMATS, texts_of
+
 
 class InteropExtension(Extension):
     key = "interop"
@@ -21,6 +23,11 @@ class InteropExtension(Extension):
             "changelist",
         ),
     )
+
+    document_formats = TEXT_FORMATS
+
+    def document_texts(self, path, name, fmt):
+        return texts_of(path, name, fmt)
 
 
 EXTENSION = InteropExtension()

@@ -31,6 +31,9 @@ class Extension:
     # (tab: "design" | "pilot" | "run" | "analyse" | "publish", link text, URL name, "study" or
     # "changelist": the URL takes the study's id, or is a changelist filtered to the study).
     console_links = ()
+    # Other files whose texts can become a study's documents in the console's documents step:
+    # {format key: label}; document_texts reads one.
+    document_formats = {}
 
     def study_yaml_check(self, value, spec, problems, name, line):
         """Check the value of `study_yaml_key` (spec: the checked StudySpec, or None); return what
@@ -51,6 +54,12 @@ class Extension:
     def report_context(self, result):
         """Template context of the report page's section from the whole report JSON, or None."""
         return None
+
+    def document_texts(self, path, name, fmt):
+        """[(line, document)] of a file in one of `document_formats` (documents as documents.jsonl
+        lines: id, system, segments, sentences); bundles.problems.BundleInvalid names file, line and
+        problem."""
+        raise NotImplementedError
 
     def study_summary(self, study, result):
         """[(label, text)] the researcher console shows for `study` on its home page, from its latest

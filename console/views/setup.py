@@ -66,8 +66,9 @@ def documents(request, study_id):
         uploads = [(file.name, file.read()) for file in form.cleaned_data["files"]]
         try:
             added, segments = services.study_add_document_text(
-                study=study, text=form.cleaned_data["text"], uploads=uploads
-            )
+                study=study, text=form.cleaned_data["text"], uploads=uploads,
+                file_format=form.cleaned_data["file_format"],
+            )  # fmt: skip
         except BundleInvalid as invalid:
             problems = invalid.problems
         else:

@@ -1,6 +1,8 @@
 """The researcher console's new-study flow, as a researcher goes through it: from nothing to a
 launched span study with task links in six page steps, no file written by hand."""
 
+from pathlib import Path
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -170,3 +172,51 @@ def test_a_rating_study_sets_its_scale_instead_of_categories(client, protocol, s
     assert (
         study.status == "open" and Assignment.objects.filter(study=study).count() == 2
     )  # one block, two people
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"), [("label-studio-export.json", "label-studio"), ("doccano/alice.jsonl", "doccano")]
+)
+def test_another_tools_export_gives_its_texts_as_documents(client, name, fmt):
+    """The texts of a Label Studio or doccano export, cut into segments as an annotations import
+    cuts them; its annotations stay out (a study of their own is the import's job)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from interop.documents import texts_of
+
+    path = Path(__file__).resolve().parents[1] / "interop" / "files" / name
+    client.post(reverse("console:new"), {"title": f"From {fmt}", "protocol": "span"})
+    study = Study.objects.get(title=f"From {fmt}")
+    response = client.post(
+        reverse("console:documents", args=[study.pk]),
+        {"files": SimpleUploadedFile(path.name, path.read_bytes()), "file_format": fmt},
+    )
+    assert response.status_code == 302, response.content.decode()[-3000:]
+    expected = texts_of(path, path.name, fmt)
+    documents = list(study.documents.order_by("position"))
+    assert [d.external_id for d in documents] == [document["id"] for _, document in expected]
+    for document, (_, read) in zip(documents, expected, strict=True):
+        assert [s.text for s in document.segments.order_by("index")] == read["segments"]
+        assert "".join(read["segments"]).strip()
+    assert not study.assignments.exists()
+
+
+def test_a_bad_export_names_the_tools_item_and_adds_nothing(client, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    client.post(reverse("console:new"), {"title": "Bad export", "protocol": "span"})
+    study = Study.objects.get(title="Bad export")
+    export = b'[{"id": 1, "data": {"text": "Fine text."}}, {"id": 2, "data": {"text": "   "}}]'
+    page = client.post(
+        reverse("console:documents", args=[study.pk]),
+        {"files": SimpleUploadedFile("export.json", export), "file_format": "label-studio"},
+    ).content.decode()
+    assert "export.json" in page and "task 2" in page and "the text is empty" in page
+    assert study.documents.count() == 0
+
+
+def test_every_format_interop_reads_can_give_documents():
+    from interop.documents import TEXT_FORMATS
+    from interop.formats.registry import EXPORT_ONLY, names
+
+    assert set(TEXT_FORMATS) == set(names()) - EXPORT_ONLY

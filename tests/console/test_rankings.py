@@ -18,6 +18,17 @@ from reports.study_report import study_report_data
 
 pytestmark = pytest.mark.django_db
 
+
+def stored_and_shown(study, researcher, result):
+    """Store `result` as the study's finished report; the Analyse tab's ranking section and a
+    client of the researcher's."""
+    Report.objects.create(study=study, status=Report.Status.DONE, result=result, finished_at=timezone.now())
+    client = Client()
+    client.force_login(researcher)
+    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
+    return page[page.index('id="ranking"') :], client
+
+
 SYSTEMS = ("sysA", "sysB", "sysC")
 
 
@@ -59,12 +70,7 @@ def test_a_likert_report_ranks_the_systems_in_clusters_on_the_page_and_in_the_pu
     assert [row["system"] for row in ranking["systems"]] == ["sysA", "sysB", "sysC"]
     assert [row["cluster"] for row in ranking["systems"]] == [1, 2, 2]
     assert all(row["items"] == 30 and row["low"] < row["score"] < row["high"] for row in ranking["systems"])
-    Report.objects.create(study=study, status=Report.Status.DONE, result=result, finished_at=timezone.now())
-
-    client = Client()
-    client.force_login(researcher)
-    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
-    section = page[page.index('id="ranking"') :]
+    section, client = stored_and_shown(study, researcher, result)
     assert "paired approximate randomisation" in section and "1000 resamples" in section
     rows = section[section.index('id="ranking-table"') : section.index("</table>")]
     assert rows.index("sysA") < rows.index("sysB") < rows.index("sysC")
@@ -118,11 +124,7 @@ def test_a_span_report_ranks_systems_by_error_rate_input_by_input_fewest_first(r
     (pair,) = ranking["pairs"]
     assert pair["items"] == 12 and pair["p"] < 0.01
 
-    Report.objects.create(study=study, status=Report.Status.DONE, result=result, finished_at=timezone.now())
-    client = Client()
-    client.force_login(researcher)
-    page = client.get(reverse("console:study", args=[study.pk]) + "?tab=analyse").content.decode()
-    section = page[page.index('id="ranking"') :]
+    section, client = stored_and_shown(study, researcher, result)
     assert "error spans per 100 tokens (lower is better)" in section and "1 separated, 0 not" in section
     archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("console:publish_csv", args=[study.pk])).content))
     rows = list(csv.reader(io.StringIO(archive.read("ranking.csv").decode())))

@@ -115,20 +115,22 @@ def csv_archive(tables):
     return buffer.getvalue()
 
 
-def ranking_tables(result, *, score_label):
-    """The report's ranking as a table, when it ranks two systems or more (else none)."""
-    ranking = result.get("ranking") or {}
-    return [ranking_table(ranking, score_label=score_label)] if len(ranking.get("systems") or ()) >= 2 else []
+def ranking_tables(result, *, score_label, key="ranking"):
+    """The report's ranking `key` as a table, when it ranks two systems or more (else none)."""
+    ranking = result.get(key) or {}
+    if len(ranking.get("systems") or ()) < 2:
+        return []
+    return [ranking_table(ranking, score_label=score_label, name=key.replace("_", "-"))]
 
 
-def ranking_table(ranking, *, score_label):
+def ranking_table(ranking, *, score_label, name="ranking"):
     """A ranking with significance (reports/metrics/ranking.py) as a table: rank, cluster,
     system, score, its interval and n; the caption names the test and its settings."""
     level = round(ranking["level"] * 100)
     resamples = f", {ranking['resamples']:,} resamples" if ranking.get("resamples") else ""
     direction = "higher is better" if ranking["higher_is_better"] else "lower is better"
     return Table(
-        name="ranking",
+        name=name,
         caption=(
             f"Systems ranked by {score_label.lower()} ({direction}), with {level}% bootstrap intervals "
             f"({ranking['bootstrap_resamples']:,} resamples of the items). Systems in one cluster are not "

@@ -5,12 +5,16 @@ as a chart. Protocols' report sections include reports/_ranking.html with this c
 from reports.charts import interval_chart
 
 
-def ranking_context(ranking, *, score_label):
+def ranking_context(ranking, *, score_label, key="ranking", title="Ranking of the systems"):
+    """The template's context; `key` names the section's element ids (a page may show two
+    rankings), `title` its heading."""
     if not ranking or len(ranking.get("systems") or ()) < 2:
         return None  # one system has nothing to be ranked against
     direction = "higher is better" if ranking["higher_is_better"] else "lower is better"
     return {
         **ranking,
+        "key": key,
+        "title": title,
         "score_label": score_label,
         "direction": direction,
         "level_pct": round(ranking["level"] * 100),

@@ -2,7 +2,7 @@
 
 from exports.publish import Column, Table, ranking_tables
 
-from .report_page import RELIABILITY_LABELS
+from .report_page import RELIABILITY_LABELS, Z_SCORE
 
 
 def rating_headline(result):
@@ -22,6 +22,7 @@ def rating_tables(result):
         rows=[(system, v.get(key), v.get("sd"), v.get("n")) for system, v in sorted(scores.items())],
     )]  # fmt: skip
     tables += ranking_tables(result, score_label=label)
+    tables += ranking_tables(result, score_label=Z_SCORE, key="ranking_z")
     names = [
         n for n in ("alpha_ordinal", "alpha_interval", "change_rate_pct", "scale_overlap") if n in result
     ]

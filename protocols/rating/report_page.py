@@ -9,6 +9,9 @@ RELIABILITY_LABELS = {
 }
 
 
+Z_SCORE = "Mean z-score"
+
+
 def rating_report_context(result):
     """Likert and BWS reports: system scores with their spread, and reliability."""
     scores = result.get("system_scores", {})
@@ -38,6 +41,12 @@ def rating_report_context(result):
         "test_retest": result.get("test_retest"),
         "ranking": ranking_context(
             result.get("ranking"), score_label="Counting score" if protocol == "bws" else "Mean rating"
+        ),
+        "ranking_z": ranking_context(
+            result.get("ranking_z"),
+            score_label=Z_SCORE,
+            key="ranking-z",
+            title="Ranking on z-scores (each annotator's ratings standardised)",
         ),
         "scores_chart": spread_chart(
             rows,

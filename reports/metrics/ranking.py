@@ -292,3 +292,19 @@ def rank_stability(scores, *, splits=200, seed=0):
     low, high = np.percentile(taus, [2.5, 97.5])
     return {"mean": float(np.mean(taus)), "low": float(low), "high": float(high), "splits": len(taus),
             "raters": len(raters)}  # fmt: skip
+
+
+def z_normalised(scores):
+    """``(system, item, rater, score)`` rows with each rater's scores standardised: minus the
+    rater's mean, over the rater's standard deviation (population SD, over all their rows;
+    WMT's DA practice). A rater whose scores are all equal gets 0 for each (their scores
+    tell no system apart)."""
+    rows = list(scores)
+    by_rater = {}
+    for _, _, rater, score in rows:
+        by_rater.setdefault(rater, []).append(score)
+    moments = {rater: (float(np.mean(values)), float(np.std(values))) for rater, values in by_rater.items()}
+    return [
+        (system, item, rater, (score - moments[rater][0]) / moments[rater][1] if moments[rater][1] else 0.0)
+        for system, item, rater, score in rows
+    ]

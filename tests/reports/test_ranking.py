@@ -18,6 +18,7 @@ from reports.metrics.ranking import (
     rank_stability,
     rank_systems,
     wilcoxon_p_values,
+    z_normalised,
 )
 
 
@@ -188,3 +189,31 @@ def test_many_raters_are_split_at_random_with_the_seed():
     first = rank_stability(rows, splits=50, seed=3)
     assert first == rank_stability(rows, splits=50, seed=3) and first["splits"] == 50
     assert -1.0 <= first["low"] <= first["mean"] <= first["high"] <= 1.0
+
+
+def test_z_normalisation_standardises_each_raters_scores_by_hand():
+    rows = [
+        ("A", 1, "r1", 1.0),
+        ("B", 1, "r1", 2.0),
+        ("C", 1, "r1", 3.0),
+        ("A", 2, "r2", 4.0),
+        ("B", 2, "r2", 4.0),
+    ]
+    z = {(system, rater): score for system, _, rater, score in z_normalised(rows)}
+    spread = np.sqrt(2 / 3)  # r1: mean 2, population SD sqrt(((1-2)^2 + 0 + (3-2)^2) / 3)
+    assert (
+        z["A", "r1"] == pytest.approx(-1 / spread)
+        and z["B", "r1"] == 0.0
+        and z["C", "r1"] == pytest.approx(1 / spread)
+    )
+    assert z["A", "r2"] == z["B", "r2"] == 0.0  # all equal: nothing told apart
+
+
+def test_a_harsh_and_a_lenient_rater_who_agree_on_the_order_count_alike_after_z():
+    """r1 rates A 1 and B 2 on ten inputs, r2 (lenient, and rating only five of them) A 4, B 5:
+    raw, r2's inputs weigh in with higher numbers; standardised, both say B > A by the same."""
+    rows = [(system, n, "r1", score) for n in range(10) for system, score in (("A", 1.0), ("B", 2.0))]
+    rows += [(system, n, "r2", score) for n in range(5) for system, score in (("A", 4.0), ("B", 5.0))]
+    z = z_normalised(rows)
+    assert {round(score, 9) for system, _, _, score in z if system == "A"} == {-1.0}
+    assert {round(score, 9) for system, _, _, score in z if system == "B"} == {1.0}

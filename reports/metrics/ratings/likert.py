@@ -13,7 +13,7 @@ from itertools import combinations
 import numpy as np
 
 from reports.metrics.nullable import put_value
-from reports.metrics.ranking import item_means, rank_stability, rank_systems
+from reports.metrics.ranking import item_means, rank_stability, rank_systems, z_normalised
 from reports.metrics.ratings.agreement import change_rate_pct, put_alpha
 from reports.metrics.ratings.binarised import binarised_alpha
 from reports.metrics.ratings.data import LIKERT, MAIN, RETEST, ItemTable
@@ -65,35 +65,27 @@ def likert_report(study):
     put_value(report, "shr", *split_half_reliability(sums, counts, splits=study.splits, seed=study.seed))
     if any(rating.kind == RETEST for rating in study.ratings):
         report["test_retest"] = retest_differences(main, _latest(study, table, RETEST))
-    report["ranking"] = rank_systems(input_means(study, table, items, scores), seed=study.seed)
-    report["ranking"]["stability"] = rank_stability(
-        (
-            (
-                table.systems[table.system_of[item]],
-                study.items[item].input_id,
-                annotator_names[annotator],
-                score,
-            )
-            for item, annotator, score in zip(
-                items.tolist(), annotators.tolist(), scores.tolist(), strict=True
-            )
-        ),
-        seed=study.seed,
-    )
+    rated = [
+        (table.systems[table.system_of[item]], study.items[item].input_id, annotator_names[annotator], score)
+        for item, annotator, score in zip(items.tolist(), annotators.tolist(), scores.tolist(), strict=True)
+    ]
+    report["ranking"] = ranking_of(rated, table, seed=study.seed)
+    # Each annotator's ratings standardised first (DA practice): a harsh and a lenient annotator
+    # who order the outputs alike then count alike.
+    report["ranking_z"] = ranking_of(z_normalised(rated), table, seed=study.seed)
     return report
 
 
-def input_means(study, table, items, scores):
-    """``{system: {input: mean score}}``: each output's mean over its annotators.
+def ranking_of(rated, table, *, seed):
+    """The ranking of ``(system, input, annotator, score)`` rows, with its rank stability.
 
     The ranking's items are the inputs, which every system answered: a pair of systems
-    is compared input by input, each output counting once whatever its ratings.
+    is compared input by input, each output counting once (its mean over its annotators).
     """
-    by_system = item_means(
-        (table.systems[table.system_of[item]], study.items[item].input_id, score)
-        for item, score in zip(items.tolist(), scores.tolist(), strict=True)
-    )
-    return {system: by_system.get(system, {}) for system in table.systems}
+    by_system = item_means((system, input_id, score) for system, input_id, _, score in rated)
+    ranking = rank_systems({system: by_system.get(system, {}) for system in table.systems}, seed=seed)
+    ranking["stability"] = rank_stability(rated, seed=seed)
+    return ranking
 
 
 def _latest(study, table, kind):

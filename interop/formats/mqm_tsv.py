@@ -11,7 +11,6 @@ Reading keeps what writing needs to give the same file back: whether there was a
 each line's number of columns, and the markers' places.
 """
 
-import csv
 import gzip
 from dataclasses import dataclass
 
@@ -121,8 +120,16 @@ def read(path, *, name=None):
     name = name or str(path)
     lines, problems, header = [], [], None
     opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="") as handle:
-        for number, fields in enumerate(csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE), start=1):
+    with opener(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                problems.append(f"{name}, line {number}: not UTF-8 ({error.reason} at byte {error.start + 1})")
+                continue
+            # No quoting in this format: a line is its fields between tabs.
+            text = text.removesuffix("\n").removesuffix("\r")
+            fields = text.split("\t") if text else []
             if number == 1 and [f.strip().lower() for f in fields[:2]] == ["system", "doc"]:
                 header = fields
                 continue

@@ -157,7 +157,7 @@ def test_every_bad_line_is_named_with_its_file_and_line_and_nothing_is_read(tmp_
         good[:4] + ["", "Source.", "Gut.", "No-error", "No-error", ""],
         good[:5] + ["Source.", "<v>a <v>b</v></v>", "Fluency/Grammar", "Minor", ""],
     ]
-    path.write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+    path.write_bytes("".join("\t".join(row) + "\n" for row in rows).encode() + b"sysA\tdoc1\t1\t2\tr\t\xff\n")
     with pytest.raises(MQMFileInvalid) as refused:
         read(path, name="bad.tsv")
     assert refused.value.problems == [
@@ -166,6 +166,7 @@ def test_every_bad_line_is_named_with_its_file_and_line_and_nothing_is_read(tmp_
         "(system, doc, doc_id, seg_id, rater, source, target, category, severity)",
         "bad.tsv, line 5: no rater",
         "bad.tsv, line 6: the span markers do not pair up: a <v> inside another",
+        "bad.tsv, line 7: not UTF-8 (invalid start byte at byte 17)",
     ]
 
 

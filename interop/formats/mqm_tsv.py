@@ -125,7 +125,9 @@ def read(path, *, name=None):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                problems.append(f"{name}, line {number}: not UTF-8 ({error.reason} at byte {error.start + 1})")
+                problems.append(
+                    f"{name}, line {number}: not UTF-8 ({error.reason} at byte {error.start + 1})"
+                )
                 continue
             # No quoting in this format: a line is its fields between tabs.
             text = text.removesuffix("\n").removesuffix("\r")

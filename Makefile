@@ -35,7 +35,7 @@ demo: $(VENV)/.installed env
 # The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium), on
 # TEST_PROCESSES processes (pytest-xdist, each with a test database of its own);
 # TEST_PROCESSES=0 runs it in one process, for a debugger or print() (docs/decisions.md).
-TEST_PROCESSES ?= 3
+TEST_PROCESSES ?= 2
 test: $(VENV)/.installed-dev browser-test-deps
 	scripts/ensure-chromium
 	$(BIN)/python -m pytest -n $(TEST_PROCESSES)

@@ -34,10 +34,13 @@ demo: $(VENV)/.installed env
 	SITE_URL=http://127.0.0.1:$(PORT) $(BIN)/python manage.py load_demo --evaluators --model-port $(MODEL_PORT)
 	SITE_URL=http://127.0.0.1:$(PORT) $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
-# The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium).
+# The whole test suite (SQLite unless DATABASE_URL is set; browser tests need chromium), on
+# TEST_PROCESSES processes (pytest-xdist, each with a test database of its own);
+# TEST_PROCESSES=0 runs it in one process, for a debugger or print() (docs/decisions.md).
+TEST_PROCESSES ?= 2
 test: $(VENV)/.installed-dev browser-test-deps
 	scripts/ensure-chromium
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_PROCESSES)
 
 # The browser tests' JavaScript (axe-core for tests/browser/audit.py), pinned in
 # tests/browser/package-lock.json and installed from the npm registry; never fetched by a test.

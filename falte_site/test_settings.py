@@ -46,7 +46,11 @@ REST_FRAMEWORK = {
 # The cache stays the production default (the database here, the broker's Redis in CI's
 # Redis run), so the rate limits count in the suite where they count in production; the
 # suite is no slower for it (docs/decisions.md, "The rate limits count in the database on
-# the embedded default").
+# the embedded default"). On Redis, each process of the suite (pytest-xdist's workers, and
+# any run beside this one on the same Redis database) counts under a key prefix of its own,
+# as each has a test database of its own: one process's counts never reach another's users.
+if CACHES["default"]["BACKEND"] == "api.cache.BrokerRedisCache":  # noqa: F405
+    CACHES = {"default": {**CACHES["default"], "KEY_PREFIX": f"falte-cache-test-{os.getpid()}"}}  # noqa: F405
 
 # No collectstatic before the tests: `{% static %}` gives plain names and WhiteNoise
 # reads the apps' static directories. tests/test_static_files.py runs collectstatic

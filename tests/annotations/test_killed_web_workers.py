@@ -13,33 +13,22 @@ import json
 import os
 import random
 import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.db import connection
 
 from bench.process_cpu import server_processes
 from protocols.span.models import ErrorAnnotation
 from tests.browser.task_page import make_task
+from tests.gunicorn_server import start_gunicorn, stop_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
-ROOT = Path(settings.BASE_DIR)
 SAVES = 300
 KILLS = 6
 # Seconds that only bound a hang (a server that never comes back); never a speed.
 HANG = 60
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture
@@ -50,24 +39,11 @@ def server():
         pytest.skip("needs DATABASE_URL=postgres://... (CI's PostgreSQL run)")
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
-    port = free_port()
     env = dict(os.environ, DATABASE_URL=url, DJANGO_SETTINGS_MODULE="falte_site.test_settings",
                ALLOWED_HOSTS="127.0.0.1", CONN_MAX_AGE="0")  # fmt: skip
-    process = subprocess.Popen(
-        [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", "2",
-         "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.2)
+    process, port = start_gunicorn("falte_site.wsgi", "--workers", "2", "--graceful-timeout", "1", env=env)
     yield process, port
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=30)
+    stop_gunicorn(process, timeout=30)
 
 
 class Client:
@@ -111,6 +87,7 @@ def test_no_acknowledged_save_is_lost_or_doubled_while_workers_are_killed(server
     assignment = make_task()
     client = Client(port, assignment.token)
     while client.request("GET", f"/task/{assignment.token}/annotate/") != 200:
+        assert process.poll() is None, "gunicorn ended before it served the page"
         time.sleep(0.1)
     progress = threading.Condition()
     saved, finished, killed = [0], [False], []

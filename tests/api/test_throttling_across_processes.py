@@ -14,7 +14,6 @@ import http.client
 import ipaddress
 import os
 import secrets
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -30,15 +29,11 @@ from django.conf import settings
 from django.db import connection
 from django.urls import reverse
 
+from tests.gunicorn_server import start_gunicorn, stop_gunicorn
+
 ROOT = Path(settings.BASE_DIR)
 FAILURES = 30  # wrong tokens an address may send within the window (the production rate's count)
 LOCAL_REDIS = "redis://127.0.0.1:6379/0"
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def client_address():
@@ -143,25 +138,16 @@ def site(request, embedded_database, tmp_path):
             )
         environment = production_environment(DATABASE_URL=database_url, CELERY_BROKER_URL=broker)
         counts = RedisCounts(broker)
-    port = free_port()
     # A held worker (below) sends gunicorn no sign of life: --timeout is far above any hold.
     with open(tmp_path / "gunicorn.log", "wb") as log:
-        process = subprocess.Popen(
-            [str(Path(sys.executable).parent / "gunicorn"), "tests.api.served_by", "--workers", "2",
-             "--bind", f"127.0.0.1:{port}", "--timeout", "600", "--graceful-timeout", "1"],
-            cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        )  # fmt: skip
-    while True:
+        process, port = start_gunicorn("tests.api.served_by", "--workers", "2", "--timeout", "600",
+                                       "--graceful-timeout", "1", env=environment, output=log)  # fmt: skip
+    while b"Listening at:" not in (tmp_path / "gunicorn.log").read_bytes():
         assert process.poll() is None, (tmp_path / "gunicorn.log").read_text()
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            time.sleep(0.2)
+        time.sleep(0.2)
     addresses = SimpleNamespace(guesser=client_address(), neighbour=client_address())
     yield SimpleNamespace(port=port, counts=counts, **vars(addresses))
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=60)
+    stop_gunicorn(process, timeout=60)
     counts.forget(vars(addresses).values())
 
 

@@ -102,10 +102,10 @@ def test_out_of_scope_and_anonymous(client, study, other_researcher):
 
 
 def test_large_exports_run_as_a_job_with_a_download_link(
-    client, study, researcher, settings, django_capture_on_commit_callbacks
+    client, study, researcher, settings, django_capture_on_commit_callbacks, tmp_path
 ):
     settings.EXPORT_STREAM_MAX_ROWS = 2
-    settings.MEDIA_ROOT = str(settings.BASE_DIR / "media-test")
+    settings.MEDIA_ROOT = str(tmp_path / "media")
     celery_app.conf.task_always_eager, before = True, celery_app.conf.task_always_eager
     client.force_login(researcher)
     try:
@@ -121,7 +121,7 @@ def test_large_exports_run_as_a_job_with_a_download_link(
     settings.EXPORT_STREAM_MAX_ROWS = 1000
     assert content == download(client, study)[1]
     export = Export.objects.get()
-    (settings.BASE_DIR / "media-test" / export.file).unlink()
+    (tmp_path / "media" / export.file).unlink()
 
 
 def test_bundle_zip_round_trips(client, study, analyst, tmp_path):

@@ -218,10 +218,10 @@ def test_formula_like_document_ids_are_quoted_in_csv_only(client, bws, researche
 
 
 def test_a_large_rating_export_runs_as_a_job_counting_its_ratings(
-    client, likert, researcher, settings, django_capture_on_commit_callbacks
+    client, likert, researcher, settings, django_capture_on_commit_callbacks, tmp_path
 ):
     settings.EXPORT_STREAM_MAX_ROWS = 23  # one fewer than the ratings: a background job
-    settings.MEDIA_ROOT = str(settings.BASE_DIR / "media-test")
+    settings.MEDIA_ROOT = str(tmp_path / "media")
     celery_app.conf.task_always_eager, before = True, celery_app.conf.task_always_eager
     client.force_login(researcher)
     try:
@@ -236,4 +236,4 @@ def test_a_large_rating_export_runs_as_a_job_counting_its_ratings(
     assert sorted(json.loads(line)["score"] for line in content.splitlines()) == sorted(
         Rating.objects.values_list("score", flat=True)
     )
-    (settings.BASE_DIR / "media-test" / Export.objects.get().file).unlink()
+    (tmp_path / "media" / Export.objects.get().file).unlink()

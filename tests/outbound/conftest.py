@@ -2,6 +2,7 @@
 this process attempts, and a resolver whose answer for a test name changes between lookups."""
 
 import contextlib
+import errno
 import socket
 import threading
 
@@ -16,21 +17,35 @@ class CountingListener:
         self.connections = 0
         self.received = []
         self._lock = threading.Lock()
-        self._sockets = []
-        first = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        first.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        first.bind(("0.0.0.0", 0))  # the point: reachable at every local address
-        self.port = first.getsockname()[1]
-        self._sockets.append(first)
-        with contextlib.suppress(OSError):
-            six = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-            six.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-            six.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            six.bind(("::", self.port))
-            self._sockets.append(six)
+        self._sockets = self._bind()
         for listening in self._sockets:
             listening.listen(64)
             threading.Thread(target=self._accept, args=(listening,), daemon=True).start()
+
+    def _bind(self):
+        """Sockets on one port at every local address, IPv4 and (where the machine has it) IPv6. The
+        port is IPv4's free one; if another process (another of the suite's processes) holds it on
+        IPv6, another port is taken, so that no connection to the port reaches that process."""
+        while True:
+            first = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            first.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            first.bind(("0.0.0.0", 0))  # the point: reachable at every local address
+            self.port = first.getsockname()[1]
+            try:
+                six = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            except OSError:  # no IPv6 on this machine
+                return [first]
+            six.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            six.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                six.bind(("::", self.port))
+            except OSError as error:
+                six.close()
+                if error.errno != errno.EADDRINUSE:  # no IPv6 address to bind
+                    return [first]
+                first.close()
+                continue
+            return [first, six]
 
     def _accept(self, listening):
         while True:

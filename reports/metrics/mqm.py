@@ -130,3 +130,23 @@ def severity_counts(judgments):
         severity = judgment.severity.strip()
         by_severity[severity] = by_severity.get(severity, 0) + 1
     return counts
+
+
+def category_points(judgments, weights=None):
+    """{system: {top-level category: error points per rated (segment, rater)}}: how a system's
+    MQM score splits by category ("Accuracy/Mistranslation" counts under "Accuracy"). Over a
+    system's categories the parts add up to its score (system_scores)."""
+    weights = weights or Weights()
+    points, rated = {}, {}
+    for judgment in judgments:
+        rated.setdefault(judgment.system, set()).add((judgment.document, judgment.segment, judgment.rater))
+        weight = weights.weight(judgment.category, judgment.severity)
+        if NO_ERROR in (_name(judgment.category), _name(judgment.severity)):
+            continue
+        top = judgment.category.split("/")[0].strip() or "(none)"
+        by_category = points.setdefault(judgment.system, {})
+        by_category[top] = by_category.get(top, 0.0) + weight
+    return {
+        system: {category: total / len(rated[system]) for category, total in points.get(system, {}).items()}
+        for system in rated
+    }

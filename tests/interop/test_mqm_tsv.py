@@ -11,7 +11,14 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from interop.formats.mqm_tsv import MQMFileInvalid, read, unmark, write
-from reports.metrics.mqm import Judgment, WeightMissing, Weights, segment_scores, system_scores
+from reports.metrics.mqm import (
+    Judgment,
+    WeightMissing,
+    Weights,
+    category_points,
+    segment_scores,
+    system_scores,
+)
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "wmt-mqm-ted"
 
@@ -180,6 +187,8 @@ def test_the_command_prints_the_ranking_and_writes_its_table(tmp_path):
     assert re.search(r"^\s+1\s+1\s+ref\s+0\.912\s", printed, re.MULTILINE)
     assert re.search(r"^\s+14\s+\d+\s+Nemo\s+2\.141\s", printed, re.MULTILINE)
     assert "paired approximate randomisation, 200 resamples" in printed
+    by_category = printed[printed.index("MQM by category") :]
+    assert re.search(r"^ref\s+0\.344\s+0\.214\s+0\.000\s+0\.331\s+0\.023$", by_category, re.MULTILINE)
     assert re.search(
         r"rank stability: Kendall tau between the rankings of two halves of the \d+ raters, mean", printed
     )
@@ -199,3 +208,23 @@ def test_the_command_refuses_a_bad_file_by_its_lines(tmp_path):
     )
     with pytest.raises(CommandError, match="'critical' has no weight.*--weights"):
         call_command("mqm_scores", str(critical))
+
+
+@pytest.mark.parametrize("pair", ["ende", "zhen"])
+def test_each_systems_score_splits_by_category_into_parts_that_add_up(pair):
+    lines, _ = read(DATA / f"mqm_ted_{pair}.tsv.gz")
+    judgments = [line.judgment for line in lines]
+    scores, parts = system_scores(segment_scores(judgments)), category_points(judgments)
+    assert set(parts) == set(scores)
+    for system, (score, _) in scores.items():
+        assert sum(parts[system].values()) == pytest.approx(score, abs=1e-12)
+
+
+def test_category_points_by_hand():
+    judgments = [
+        Judgment("A", "d", "1", "r", "Accuracy/Mistranslation", "Major"),
+        Judgment("A", "d", "1", "r", "Fluency/Punctuation", "Minor"),
+        Judgment("A", "d", "2", "r", "No-error", "No-error"),
+    ]
+    # Two rated segments: Accuracy 5 / 2, Fluency 0.1 / 2.
+    assert category_points(judgments) == {"A": {"Accuracy": 2.5, "Fluency": pytest.approx(0.05)}}

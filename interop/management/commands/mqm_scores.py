@@ -17,6 +17,7 @@ from interop.formats.mqm_tsv import MQMFileInvalid, read
 from reports.metrics.mqm import (
     WeightMissing,
     Weights,
+    category_points,
     segment_items,
     segment_scores,
     severity_counts,
@@ -79,6 +80,7 @@ class Command(BaseCommand):
             seed=seed,
         )
         self.show(file, lines, scheme, ranking, severity_counts(judgments))
+        self.show_categories(ranking, category_points(judgments, scheme))
         table = ranking_table(ranking, score_label=SCORE_LABEL)
         if csv:
             Path(csv).write_text(csv_text(table), encoding="utf-8")
@@ -86,6 +88,20 @@ class Command(BaseCommand):
             Path(latex).write_text(
                 latex_table(table, prefix=Path(file).name.split(".")[0]) + "\n", encoding="utf-8"
             )
+
+    def show_categories(self, ranking, points):
+        """Each system's MQM split by top-level category (the parts add up to its MQM)."""
+        categories = sorted({name for by_category in points.values() for name in by_category})
+        width = max(len(row["system"]) for row in ranking["systems"])
+        widths = [max(7, len(name)) for name in categories]
+        self.stdout.write("MQM by category (error points per segment; they add up to the MQM):")
+        self.stdout.write(
+            f"{'system':<{width}}" + "".join(f"  {n:>{w}}" for n, w in zip(categories, widths, strict=True))
+        )
+        for row in ranking["systems"]:
+            parts = points.get(row["system"], {})
+            self.stdout.write(f"{row['system']:<{width}}" + "".join(
+                f"  {parts.get(n, 0.0):>{w}.3f}" for n, w in zip(categories, widths, strict=True)))  # fmt: skip
 
     def show(self, file, lines, scheme, ranking, severities):
         write = self.stdout.write

@@ -10,6 +10,8 @@ import io
 import zipfile
 from dataclasses import dataclass, field
 
+from reports.metrics.ranking import ranks_two_or_more
+
 from .spreadsheet import spreadsheet_safe
 
 LATEX_SPECIAL = {
@@ -117,8 +119,8 @@ def csv_archive(tables):
 
 def ranking_tables(result, *, score_label, key="ranking"):
     """The report's ranking `key` as a table, when it ranks two systems or more (else none)."""
-    ranking = result.get(key) or {}
-    if len(ranking.get("systems") or ()) < 2:
+    ranking = result.get(key)
+    if not ranks_two_or_more(ranking):
         return []
     return [ranking_table(ranking, score_label=score_label, name=key.replace("_", "-"))]
 

@@ -3,13 +3,14 @@ of systems by cluster, the pairs the test separates, and the scores with their i
 as a chart. Protocols' report sections include reports/_ranking.html with this context."""
 
 from reports.charts import interval_chart
+from reports.metrics.ranking import ranks_two_or_more
 
 
 def ranking_context(ranking, *, score_label, key="ranking", title="Ranking of the systems"):
     """The template's context; `key` names the section's element ids (a page may show two
     rankings), `title` its heading."""
-    if not ranking or len(ranking.get("systems") or ()) < 2:
-        return None  # one system has nothing to be ranked against
+    if not ranks_two_or_more(ranking):
+        return None
     direction = "higher is better" if ranking["higher_is_better"] else "lower is better"
     return {
         **ranking,

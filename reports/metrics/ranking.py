@@ -32,15 +32,21 @@ TESTS = {"permutation": PERMUTATION, "wilcoxon": WILCOXON}
 CHUNK = 100
 
 
-def item_means(scores):
+def ranks_two_or_more(ranking):
+    """Whether a stored ranking compares anything: one system alone is not shown or published."""
+    return bool(ranking) and len(ranking.get("systems") or ()) >= 2
+
+
+def item_means(scores, systems=()):
     """``{system: {item: mean}}`` from ``(system, item, score)`` rows: an item scored several
-    times for one system (by several raters) counts once, with its mean."""
+    times for one system (by several raters) counts once, with its mean. Every one of
+    `systems` is a key, scored or not (rank_systems lists an unscored one apart)."""
     sums, counts = {}, {}
     for system, item, score in scores:
         key = (system, item)
         sums[key] = sums.get(key, 0.0) + score
         counts[key] = counts.get(key, 0) + 1
-    by_system = {}
+    by_system = {system: {} for system in systems}
     for (system, item), total in sums.items():
         by_system.setdefault(system, {})[item] = total / counts[system, item]
     return by_system

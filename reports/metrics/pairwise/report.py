@@ -81,5 +81,4 @@ def input_win_rates(comparisons):
     inputs, scores = comparisons.input.tolist(), comparisons.first_score.tolist()
     rows = [(systems[a], item, score) for a, item, score in zip(first, inputs, scores, strict=True)]
     rows += [(systems[b], item, 1.0 - score) for b, item, score in zip(second, inputs, scores, strict=True)]
-    by_system = item_means(rows)
-    return {system: by_system.get(system, {}) for system in systems}
+    return item_means(rows, systems)

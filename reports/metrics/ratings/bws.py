@@ -72,12 +72,13 @@ def bws_report(study):
         report["test_retest"] = retest_changes(main, _latest(study, table, RETEST, value_max))
     # Ranked by counting score, input by input (each output is one system's answer to one input).
     by_system = item_means(
-        (table.systems[table.system_of[number]], study.items[number].input_id, float(counting[number]))
-        for number in scored.tolist()
+        (
+            (table.systems[table.system_of[number]], study.items[number].input_id, float(counting[number]))
+            for number in scored.tolist()
+        ),
+        table.systems,
     )
-    report["ranking"] = rank_systems(
-        {system: by_system.get(system, {}) for system in table.systems}, seed=study.seed
-    )
+    report["ranking"] = rank_systems(by_system, seed=study.seed)
     return report
 
 

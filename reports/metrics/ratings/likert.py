@@ -82,8 +82,8 @@ def ranking_of(rated, table, *, seed):
     The ranking's items are the inputs, which every system answered: a pair of systems
     is compared input by input, each output counting once (its mean over its annotators).
     """
-    by_system = item_means((system, input_id, score) for system, input_id, _, score in rated)
-    ranking = rank_systems({system: by_system.get(system, {}) for system in table.systems}, seed=seed)
+    by_system = item_means(((system, input_id, score) for system, input_id, _, score in rated), table.systems)
+    ranking = rank_systems(by_system, seed=seed)
     ranking["stability"] = rank_stability(rated, seed=seed)
     return ranking
 

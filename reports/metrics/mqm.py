@@ -24,6 +24,11 @@ def _name(text):
     return " ".join(str(text).strip().lower().split())
 
 
+def is_no_error(category, severity):
+    """A "No-error" line: the segment was rated and nothing was found (it scores 0 and counts)."""
+    return NO_ERROR in (_name(category), _name(severity))
+
+
 @dataclass(frozen=True)
 class Weights:
     """The weight of an error: by (category, severity) when the scheme names the pair, by
@@ -54,9 +59,9 @@ class Weights:
         return cls(severities, categories, whole)
 
     def weight(self, category, severity):
-        category, severity = _name(category).rstrip("!"), _name(severity)
-        if category == NO_ERROR or severity == NO_ERROR:
+        if is_no_error(category, severity):
             return 0.0
+        category, severity = _name(category).rstrip("!"), _name(severity)
         if category in self.whole_segment:
             return self.whole_segment[category]
         parts = category.split("/")
@@ -123,10 +128,9 @@ def severity_counts(judgments):
     """{system: {severity: errors}}, No-error lines left out."""
     counts = {}
     for judgment in judgments:
-        if NO_ERROR in (_name(judgment.category), _name(judgment.severity)):
-            counts.setdefault(judgment.system, {})
-            continue
         by_severity = counts.setdefault(judgment.system, {})
+        if is_no_error(judgment.category, judgment.severity):
+            continue
         severity = judgment.severity.strip()
         by_severity[severity] = by_severity.get(severity, 0) + 1
     return counts
@@ -140,9 +144,9 @@ def category_points(judgments, weights=None):
     points, rated = {}, {}
     for judgment in judgments:
         rated.setdefault(judgment.system, set()).add((judgment.document, judgment.segment, judgment.rater))
-        weight = weights.weight(judgment.category, judgment.severity)
-        if NO_ERROR in (_name(judgment.category), _name(judgment.severity)):
+        if is_no_error(judgment.category, judgment.severity):
             continue
+        weight = weights.weight(judgment.category, judgment.severity)
         top = judgment.category.split("/")[0].strip() or "(none)"
         by_category = points.setdefault(judgment.system, {})
         by_category[top] = by_category.get(top, 0.0) + weight

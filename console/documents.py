@@ -43,14 +43,19 @@ def documents_from_text(text, *, prefix):
     return documents
 
 
-def documents_from_csv(data, name):
-    """[(line, {"id", "segments", ...})] of a .csv file; BundleInvalid naming file, line and problem."""
+def utf8_text(data, name):
+    """An upload's bytes as text (a byte-order mark dropped); BundleInvalid when not UTF-8."""
     try:
-        text = data.decode("utf-8-sig")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise BundleInvalid(
             [Problem(name, 0, f"not UTF-8 text ({error.reason} at byte {error.start})")]
         ) from None
+
+
+def documents_from_csv(data, name):
+    """[(line, {"id", "segments", ...})] of a .csv file; BundleInvalid naming file, line and problem."""
+    text = utf8_text(data, name)
     reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = [column.strip().lower() for column in reader.fieldnames or []]
     if "text" not in columns:
@@ -87,13 +92,7 @@ def uploaded_documents(upload_name, data):
     """[(line, document)] of one uploaded file by its suffix, or None for the bundle's own format."""
     suffix = Path(upload_name).suffix.lower()
     if suffix == ".txt":
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as error:
-            raise BundleInvalid(
-                [Problem(upload_name, 0, f"not UTF-8 text ({error.reason} at byte {error.start})")]
-            ) from None
-        return documents_from_text(text, prefix=PurePath(upload_name).stem)
+        return documents_from_text(utf8_text(data, upload_name), prefix=PurePath(upload_name).stem)
     if suffix == ".csv":
         return documents_from_csv(data, upload_name)
     if suffix in (".jsonl", ".json"):

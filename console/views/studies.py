@@ -168,14 +168,18 @@ def _published_tables(request, study_id):
     return study, report, tables
 
 
+def _no_tables_yet():
+    return HttpResponse(
+        "This study has no finished report with tables yet.", status=404, content_type="text/plain"
+    )
+
+
 @console_view
 @require_GET
 def publish_latex(request, study_id):
     study, report, tables = _published_tables(request, study_id)
     if not tables:
-        return HttpResponse(
-            "This study has no finished report with tables yet.", status=404, content_type="text/plain"
-        )
+        return _no_tables_yet()
     response = HttpResponse(
         latex_document(tables, study=study, report=report), content_type="text/x-tex; charset=utf-8"
     )
@@ -188,9 +192,7 @@ def publish_latex(request, study_id):
 def publish_csv(request, study_id):
     study, report, tables = _published_tables(request, study_id)
     if not tables:
-        return HttpResponse(
-            "This study has no finished report with tables yet.", status=404, content_type="text/plain"
-        )
+        return _no_tables_yet()
     response = HttpResponse(csv_archive(tables), content_type="application/zip")
     response["Content-Disposition"] = f'attachment; filename="{study.slug}-tables.zip"'
     return response

@@ -69,7 +69,7 @@ class Command(BaseCommand):
         if evaluators:
             self.stdout.write("")
             self.stdout.write("The demo's evaluators (docs/evaluators.md):")
-            call_command("demo_evaluators", study=study.slug, port=model_port, stdout=self.stdout._out)
+            call_command("demo_evaluators", study=study.slug, port=model_port, stdout=self.stdout)
         self.stdout.write("")
         self.stdout.write(f"Researcher console: {settings.SITE_URL}/console/")
         self.stdout.write(f"  username: {username}")

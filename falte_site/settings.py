@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "protocols.rating",
     "protocols.review",
     "protocols.pairwise",
+    "protocols.translation",
     "evaluators",
     "crowd",
     # Other tools' annotation files in and out (docs/interop.md).

@@ -1,0 +1,85 @@
+"""The translation protocols (docs/translation-studies.md): a worker reads a translated document
+segment by segment, the source beside each segment and the document around it, and
+
+- MQM: marks error spans with a category of the study's taxonomy and a severity;
+- ESA: marks error spans with a severity (Minor, Major), then scores the segment 0-100;
+- DA: scores each segment (a 0-100 slider, or a 0-6 scale for SQM).
+
+One app serves the three keys, as the rating app serves Likert and BWS."""
+
+from django.shortcuts import render
+
+from accounts.policy import ModelRule
+from studies.protocols import Protocol
+
+from . import config, exports, publish, report, report_page, selectors, services
+from .keys import DA, ESA, MQM
+
+LABELS = {
+    MQM: "MQM (translation errors)",
+    ESA: "ESA (error spans and a score)",
+    DA: "DA / SQM (segment scores)",
+}
+
+
+class TranslationProtocol(Protocol):
+    works_on = "document"
+    access_rules = {
+        "translation.translationerror": ModelRule(
+            "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
+        ),
+        "translation.segmentscore": ModelRule("assignment__study", change="nobody"),
+    }
+    researcher_models = ("translation.translationerror", "translation.segmentscore")
+    task_urls = "protocols.translation.urls"
+    report_template = "translation/report_section.html"
+
+    def __init__(self, key):
+        self.key = key
+        self.label = LABELS[key]
+        self.needs_taxonomy = key == MQM
+        self.config_options = config.OPTIONS[key]
+
+    def page(self, request, assignment):
+        return render(
+            request,
+            "translation/task.html",
+            {
+                "assignment": assignment,
+                "study": assignment.study,
+                "task_data": selectors.translation_page_data(assignment),
+            },
+        )
+
+    def state(self, assignment):
+        return selectors.translation_state(assignment)
+
+    def missing(self, assignment):
+        return services.translation_missing(assignment)
+
+    def report(self, study, progress):
+        return report.study_report(study, progress)
+
+    def report_context(self, result):
+        return report_page.translation_report_context(result)
+
+    def report_headline(self, result):
+        return publish.translation_headline(result)
+
+    def publish_tables(self, result):
+        return publish.translation_tables(result)
+
+    def export_columns(self, study):
+        return exports.COLUMNS
+
+    def export_rows(self, study):
+        return exports.translation_rows(study)
+
+    def export_row_count(self, study):
+        return exports.translation_row_count(study)
+
+    def export_types(self, study):
+        return exports.TYPES
+
+
+PROTOCOLS = [TranslationProtocol(MQM), TranslationProtocol(ESA), TranslationProtocol(DA)]

@@ -1,0 +1,64 @@
+"""The translation protocols' section of the report page: system scores, errors by severity and
+category, the ranking with significance (and on z-scores for DA), agreement."""
+
+from reports.ranking_page import ranking_context
+
+from .keys import DA, MQM
+
+
+def score_label(result):
+    return {MQM: "MQM score", DA: "DA score"}.get(result.get("protocol"), "ESA score")
+
+
+def _agreement_rows(result):
+    agreement = result.get("score_agreement") or {}
+    what = "MQM scores" if result.get("protocol") == MQM else "segment scores"
+    rows = [
+        (f"Krippendorff's α (interval) of the {what}, over the {agreement.get('units', 0)} segments "
+         "rated by two or more raters", agreement.get("alpha"), agreement.get("alpha_reason") or agreement.get("reason", "")),
+        (f"Kendall's τ between two raters' {what}, mean over {agreement.get('tau_pairs', 0)} pairs of raters",
+         agreement.get("tau"), agreement.get("tau_reason") or agreement.get("reason", "")),
+    ]  # fmt: skip
+    return rows
+
+
+def _span_rows(result):
+    spans = result.get("span_agreement")
+    if not spans:
+        return []
+    rows = [("any error", spans["any"])]
+    rows += [(f"severity {entry['name']}", entry) for entry in spans["severities"]]
+    rows += [(f"category {entry['name']}", entry) for entry in spans["categories"]]
+    return [(label, entry["f1"], entry["marked"]) for label, entry in rows]
+
+
+def translation_report_context(result):
+    label = score_label(result)
+    systems = result.get("systems") or []
+    severities = list(systems[0]["errors"]) if systems and systems[0].get("errors") else []
+    categories = sorted({c for row in systems for c in (row.get("categories") or {})})
+    return {
+        "empty": result.get("reason", "") if not result.get("segments_rated") else "",
+        "protocol": result.get("protocol"),
+        "score_label": label,
+        "direction": "higher is better" if result.get("higher_is_better") else "lower is better",
+        "segments_rated": result.get("segments_rated"),
+        "raters": result.get("raters"),
+        "systems": systems,
+        "severities": severities,
+        "categories": categories,
+        "category_rows": [
+            (row["system"], [(row.get("categories") or {}).get(c, 0.0) for c in categories])
+            for row in systems
+        ],
+        "weights": result.get("weights"),
+        "ranking": ranking_context(result.get("ranking"), score_label=label),
+        "ranking_z": ranking_context(
+            result.get("ranking_z"),
+            score_label="DA z-score",
+            key="ranking-z",
+            title="Ranking on z-scores (each rater's scores standardised)",
+        ),  # fmt: skip
+        "agreement": _agreement_rows(result),
+        "span_agreement": _span_rows(result),
+    }

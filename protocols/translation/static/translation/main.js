@@ -1,0 +1,1 @@
+// The translation page (MQM, ESA, DA): entry point.

@@ -1,0 +1,34 @@
+"""The translation page's own task API: mark and remove errors, score a segment, move."""
+
+from django.http import JsonResponse
+
+from annotations.views.api import task_api
+
+from .selectors import error_data, translation_state
+from .services import assignment_move, error_add, error_remove, score_save
+
+
+@task_api("POST")
+def errors(request, assignment, body):
+    error, created = error_add(assignment=assignment, data=body)
+    return JsonResponse(error_data(error, error.segment.index), status=201 if created else 200)
+
+
+@task_api("DELETE")
+def error(request, assignment, body, client_id):
+    error_remove(assignment=assignment, client_id=client_id)
+    return JsonResponse({"removed": client_id})
+
+
+@task_api("POST")
+def scores(request, assignment, body):
+    saved = score_save(assignment=assignment, data=body)
+    index = saved.segment.index
+    warning = translation_state(saved.assignment)["warnings"].get(str(index), "")
+    return JsonResponse({"segment": index, "score": saved.score, "warning": warning})
+
+
+@task_api("POST")
+def move(request, assignment, body):
+    moved = assignment_move(assignment=assignment, segment=body.get("segment"))
+    return JsonResponse({"current_segment": moved.current_segment})

@@ -13,6 +13,10 @@ the readers the page, the task API and the report use, each with the protocol's 
 - `show_reference`: show each segment's reference translation (default false).
 - `source_spans` (MQM, ESA): let workers mark an omission in the source (default true).
 - `missing_marker` (MQM, ESA): offer the [missing] marker for an omission (default true).
+- `ranking`: {test, resamples, alpha} of the report's ranking: `permutation` (paired
+  approximate randomisation, the default), `wilcoxon` (signed-rank, paired) or `ranksum`
+  (one-sided Wilcoxon rank-sum, unpaired: WMT's DA practice when systems are rated on
+  different segments); 1,000 resamples and alpha 0.05 by default.
 """
 
 from reports.metrics.mqm import Weights
@@ -99,6 +103,22 @@ def warnings_problems(value, path):
     return problems
 
 
+RANKING_TESTS = ("permutation", "wilcoxon", "ranksum")
+
+
+def ranking_problems(value, path):
+    if not isinstance(value, dict):
+        return [ConfigProblem(path, "must be a mapping {test, resamples, alpha}")]
+    problems = unknown(value, ("test", "resamples", "alpha"), path)
+    if "test" in value and value["test"] not in RANKING_TESTS:
+        problems.append(ConfigProblem((*path, "test"), f"must be one of {', '.join(RANKING_TESTS)}"))
+    if "resamples" in value and (message := whole(value["resamples"], 100, 100_000)) is not None:
+        problems.append(ConfigProblem((*path, "resamples"), message))
+    if "alpha" in value and (message := number(value["alpha"], 0.0001, 0.2)) is not None:
+        problems.append(ConfigProblem((*path, "alpha"), message))
+    return problems
+
+
 _SPANS = {
     "max_errors_per_segment": simple(lambda v: whole(v, 1, 100)),
     "show_reference": simple(flag),
@@ -106,9 +126,19 @@ _SPANS = {
     "missing_marker": simple(flag),
 }
 OPTIONS = {
-    MQM: {**_SPANS, "severities": severities_problems, "weights": weights_problems},
-    ESA: {**_SPANS, "scale": scale_problems, "score_warnings": warnings_problems},
-    DA: {"scale": scale_problems, "show_reference": simple(flag)},
+    MQM: {
+        **_SPANS,
+        "severities": severities_problems,
+        "weights": weights_problems,
+        "ranking": ranking_problems,
+    },
+    ESA: {
+        **_SPANS,
+        "scale": scale_problems,
+        "score_warnings": warnings_problems,
+        "ranking": ranking_problems,
+    },
+    DA: {"scale": scale_problems, "show_reference": simple(flag), "ranking": ranking_problems},
 }
 
 
@@ -164,3 +194,13 @@ def source_spans(study):
 
 def missing_marker(study):
     return study.protocol in (MQM, ESA) and bool(study.config.get("missing_marker", True))
+
+
+def ranking_settings(study):
+    """Keyword arguments of reports.metrics.ranking.rank_systems from the study's `ranking`."""
+    value = study.config.get("ranking") or {}
+    return {
+        "test": value.get("test", "permutation"),
+        "resamples": value.get("resamples", 1000),
+        "alpha": value.get("alpha", 0.05),
+    }

@@ -161,11 +161,14 @@ def study_report(study, progress=None):
         for entry in result["systems"]:
             entry["categories"] = points.get(entry["system"], {})
     items = [(row.system, (row.document, row.segment), row.score) for row in scored]
-    result["ranking"] = rank_systems(item_means(items, systems), higher_is_better=higher_is_better)
+    settings = config.ranking_settings(study)
+    result["ranking"] = rank_systems(
+        item_means(items, systems), higher_is_better=higher_is_better, **settings
+    )
     quads = [(row.system, (row.document, row.segment), row.rater, row.score) for row in scored]
     if protocol == DA:
         z = [(s, i, score) for s, i, _, score in z_normalised(quads)]
-        result["ranking_z"] = rank_systems(item_means(z, systems), higher_is_better=True)
+        result["ranking_z"] = rank_systems(item_means(z, systems), higher_is_better=True, **settings)
     result["ranking"]["stability"] = rank_stability(quads)
     if protocol == DA:
         result["ranking_z"]["stability"] = rank_stability(z_normalised(quads))

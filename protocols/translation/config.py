@@ -22,7 +22,7 @@ the readers the page, the task API and the report use, each with the protocol's 
 from reports.metrics.mqm import Weights
 from studies.config import ConfigProblem, flag, number, point_labels, simple, unknown, whole
 
-from .keys import DA, ESA, MQM
+from .keys import CONTRASTIVE, DA, ESA, MQM, scheme
 
 MQM_SEVERITIES = ("Neutral", "Minor", "Major")
 ESA_SEVERITIES = ("Minor", "Major")
@@ -140,15 +140,16 @@ OPTIONS = {
     },
     DA: {"scale": scale_problems, "show_reference": simple(flag), "ranking": ranking_problems},
 }
+OPTIONS.update({key: OPTIONS[base] for key, base in CONTRASTIVE.items()})
 
 
 # --- readers: each option with its default --------------------------------------------------
 
 
 def severities(study):
-    if study.protocol == ESA:
+    if scheme(study.protocol) == ESA:
         return list(ESA_SEVERITIES)
-    if study.protocol == MQM:
+    if scheme(study.protocol) == MQM:
         return [s.strip() for s in study.config.get("severities", MQM_SEVERITIES)]
     return []
 
@@ -164,7 +165,7 @@ def max_errors(study):
 
 def scale(study):
     """(min, max) of the segment score, or None for a protocol without one (MQM)."""
-    default = DEFAULT_SCALE[study.protocol]
+    default = DEFAULT_SCALE[scheme(study.protocol)]
     if default is None:
         return None
     value = study.config.get("scale") or {}
@@ -178,7 +179,7 @@ def scale_labels(study):
 
 def score_warnings(study):
     """(low, high) for ESA, else None."""
-    if study.protocol != ESA:
+    if scheme(study.protocol) != ESA:
         return None
     value = study.config.get("score_warnings") or {}
     return (value.get("low", DEFAULT_WARNINGS[0]), value.get("high", DEFAULT_WARNINGS[1]))
@@ -189,11 +190,11 @@ def show_reference(study):
 
 
 def source_spans(study):
-    return study.protocol in (MQM, ESA) and bool(study.config.get("source_spans", True))
+    return scheme(study.protocol) in (MQM, ESA) and bool(study.config.get("source_spans", True))
 
 
 def missing_marker(study):
-    return study.protocol in (MQM, ESA) and bool(study.config.get("missing_marker", True))
+    return scheme(study.protocol) in (MQM, ESA) and bool(study.config.get("missing_marker", True))
 
 
 def ranking_settings(study):

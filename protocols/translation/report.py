@@ -144,14 +144,14 @@ def study_report(study, progress=None):
     try:
         rows = rated_segments(study)
     except WeightMissing as missing:
-        return {"protocol": protocol, "segments_rated": 0, "reason": f"the study's MQM weights: {missing}"}
+        return {"scheme": protocol, "segments_rated": 0, "reason": f"the study's MQM weights: {missing}"}
     if progress:
         progress(0.5)
     scored = [row for row in rows if row.score is not None]
     higher_is_better = protocol != MQM
     systems = sorted({row.system for row in rows})
     result = {
-        "protocol": protocol,
+        "scheme": protocol,
         "contrastive": is_contrastive(study.protocol),
         "score_name": SCORE_NAMES[protocol],
         "higher_is_better": higher_is_better,

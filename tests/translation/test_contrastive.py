@@ -18,7 +18,9 @@ SYSTEMS = ("sysA", "sysB", "sysC")
 
 
 def post(client, name, assignment, body):
-    return client.post(reverse(name, args=[assignment.token]), json.dumps(body), content_type="application/json")
+    return client.post(
+        reverse(name, args=[assignment.token]), json.dumps(body), content_type="application/json"
+    )
 
 
 def joined(study, name):
@@ -30,7 +32,9 @@ def page_data(client, assignment):
 
 
 def test_a_worker_gets_every_systems_translation_of_one_source_in_their_own_order(client):
-    study = make_translation_study("contrastive-esa", systems=SYSTEMS, taxonomy=None, annotators_per_document=10)
+    study = make_translation_study(
+        "contrastive-esa", systems=SYSTEMS, taxonomy=None, annotators_per_document=10
+    )
     orders = set()
     for n in range(10):
         assignment = joined(study, f"w{n}")

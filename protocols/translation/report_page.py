@@ -1,5 +1,6 @@
 """The translation protocols' section of the report page: system scores, errors by severity and
-category, the ranking with significance (and on z-scores for DA), agreement."""
+category, the ranking with significance (and on z-scores for DA), agreement, and each rater's
+reliability on the quality checks."""
 
 from reports.ranking_page import ranking_context
 
@@ -32,6 +33,23 @@ def _span_rows(result):
     return [(label, entry["f1"], entry["marked"]) for label, entry in rows]
 
 
+def _quality_control(result):
+    control = result.get("quality_control")
+    if not control:
+        return None
+    spans = result.get("protocol") != DA
+    rows = []
+    for entry in control.get("raters", []):
+        if not entry["pairs"]:
+            note = "rated no original of a check: no test"
+        elif not entry["reachable"]:
+            note = f"{entry['pairs']} pairs: too few for p < {control['alpha']:g} whatever the scores"
+        else:
+            note = ""
+        rows.append({**entry, "verdict": "pass" if entry["passed"] else "fail", "note": note})
+    return {**control, "rows": rows, "spans": spans}
+
+
 def translation_report_context(result):
     label = score_label(result)
     systems = result.get("systems") or []
@@ -61,4 +79,5 @@ def translation_report_context(result):
         ),  # fmt: skip
         "agreement": _agreement_rows(result),
         "span_agreement": _span_rows(result),
+        "quality_control": _quality_control(result),
     }

@@ -3,6 +3,8 @@ they marked it (MQM, ESA) and scored it lower than they scored the original (ESA
 
 from dataclasses import dataclass
 
+from django.db.models.fields.json import KT
+
 from annotations.models import Assignment
 from reports.metrics.mqm import WeightMissing
 from reports.metrics.quality_checks import (
@@ -53,40 +55,41 @@ def injected_errors(document):
     return found
 
 
-def _segment_work(study, assignment_ids):
-    """{(assignment, index): (score or None, [MarkedError])} of the given assignments: ESA and DA
-    the worker's score, MQM the errors' weights summed (None when a severity has no weight)."""
+def _segment_work(study, assignments):
+    """{(assignment, index): (score or None, [MarkedError])} of the `assignments` (a queryset, read
+    as a subquery): ESA and DA the worker's score, MQM the errors' weights summed (None when a
+    severity has no weight; a segment without an error scores 0)."""
     errors = {}
     for assignment, index, side, start, end, label, severity in TranslationError.objects.filter(
-        assignment__in=assignment_ids
+        assignment__in=assignments.values("id")
     ).values_list("assignment_id", "segment__index", "side", "start", "end", "category__label", "severity"):
         errors.setdefault((assignment, index), []).append(
             MarkedError(side, start, end, label or "", severity)
         )
-    if study.protocol == MQM:
-        weights = config.weights(study)
-        document_of = dict(Assignment.objects.filter(pk__in=assignment_ids).values_list("id", "document_id"))
-        indexes = {}
-        for document, index in Segment.objects.filter(document__in=set(document_of.values())).values_list(
-            "document_id", "index"
-        ):
-            indexes.setdefault(document, []).append(index)
-        scores = {}
-        for assignment, document in document_of.items():
-            for index in indexes.get(document, ()):
-                marked = errors.get((assignment, index), ())
-                try:  # a rated segment without an error scores 0
-                    scores[(assignment, index)] = sum(weights.weight(e.category, e.severity) for e in marked)
-                except WeightMissing:
-                    scores[(assignment, index)] = None
-    else:
+    if study.protocol != MQM:
         scores = {
             (a, i): score
-            for a, i, score in SegmentScore.objects.filter(assignment__in=assignment_ids).values_list(
-                "assignment_id", "segment__index", "score"
-            )
+            for a, i, score in SegmentScore.objects.filter(
+                assignment__in=assignments.values("id")
+            ).values_list("assignment_id", "segment__index", "score")
         }
-    return {key: (scores.get(key), errors.get(key, [])) for key in {*scores, *errors}}
+        return {key: (scores.get(key), errors.get(key, [])) for key in {*scores, *errors}}
+    weights = config.weights(study)
+    indexes = {}
+    for document, index in Segment.objects.filter(document__in=assignments.values("document_id")).values_list(
+        "document_id", "index"
+    ):
+        indexes.setdefault(document, []).append(index)
+    work = {}
+    for assignment, document in assignments.values_list("id", "document_id"):
+        for index in indexes.get(document, ()):
+            marked = errors.get((assignment, index), [])
+            try:
+                score = sum(weights.weight(e.category, e.severity) for e in marked)
+            except WeightMissing:
+                score = None
+            work[(assignment, index)] = (score, marked)
+    return work
 
 
 @dataclass(frozen=True)
@@ -105,39 +108,39 @@ class CheckedWork:
 
 
 def checked_work(study, check_assignments):
-    """CheckedWork of each degraded segment of the given submitted main assignments on checks."""
-    check_assignments = [a for a in check_assignments if a.document_id is not None]
-    injected = {a.pk: injected_errors(a.document) for a in check_assignments}
-    check_assignments = [a for a in check_assignments if injected[a.pk]]
-    if not check_assignments:
+    """CheckedWork of each degraded segment of `check_assignments` (a queryset of submitted main
+    assignments on checks), beside the same worker's submitted work on the original."""
+    checks = [a for a in check_assignments.select_related("document") if injected_errors(a.document)]
+    if not checks:
         return []
-    originals = {a.pk: (a.document.meta or {}).get(Document.COPY_OF) for a in check_assignments}
-    original_assignments = {
+    originals = Document.objects.filter(study=study, kind=Document.Kind.ATTENTION).annotate(
+        original=KT(f"meta__{Document.COPY_OF}")
+    )
+    on_originals = Assignment.objects.filter(
+        study=study, kind=Assignment.Kind.MAIN, status=Assignment.Status.SUBMITTED,
+        document__kind=Document.Kind.MAIN, document__external_id__in=originals.values("original"),
+        worker__in=check_assignments.values("worker_id"),
+    )  # fmt: skip
+    original_of = {
         (worker, external_id): pk
-        for pk, worker, external_id in Assignment.objects.filter(
-            study=study,
-            kind=Assignment.Kind.MAIN,
-            status=Assignment.Status.SUBMITTED,
-            document__kind=Document.Kind.MAIN,
-            document__external_id__in=set(originals.values()),
-            worker__in={a.worker_id for a in check_assignments},
-        ).values_list("id", "worker_id", "document__external_id")  # fmt: skip
+        for pk, worker, external_id in on_originals.values_list("id", "worker_id", "document__external_id")
     }
-    work = _segment_work(study, [a.pk for a in check_assignments] + list(original_assignments.values()))
+    work = {**_segment_work(study, check_assignments), **_segment_work(study, on_originals)}
     rule = RULES[study.protocol]
     higher_is_better = study.protocol != MQM
     rows = []
-    for assignment in check_assignments:
-        original = original_assignments.get((assignment.worker_id, originals[assignment.pk]))
-        for index, error in sorted(injected[assignment.pk].items()):
+    for assignment in checks:
+        copy_of = assignment.document.meta.get(Document.COPY_OF)
+        original = original_of.get((assignment.worker_id, copy_of))
+        for index, error in sorted(injected_errors(assignment.document).items()):
             degraded_score, marked = work.get((assignment.pk, index), (None, []))
             original_score = work.get((original, index), (None, []))[0] if original is not None else None
             was_detected = detected(marked, error) if study.protocol != DA else None
             was_worse = worse(original_score, degraded_score, higher_is_better)
             rows.append(
                 CheckedWork(
-                    assignment.pk, assignment.worker_id, assignment.document.external_id, originals[assignment.pk],
-                    index, degraded_score, original_score, was_detected,
+                    assignment.pk, assignment.worker_id, assignment.document.external_id, copy_of, index,
+                    degraded_score, original_score, was_detected,
                     check_caught(rule, was_detected=was_detected, was_worse=was_worse),
                 )
             )  # fmt: skip
@@ -154,7 +157,7 @@ def score_checks(assignments):
     if not assignments:
         return None
     study = assignments[0].study
-    rows = checked_work(study, assignments)
+    rows = checked_work(study, Assignment.objects.filter(pk__in=[a.pk for a in assignments]))
     if not rows:
         return None
     threshold = config.min_caught(study)

@@ -47,8 +47,9 @@ class Command(BaseCommand):
             self.stdout.write(f"{check.external_id}\t{check.meta[Document.COPY_OF]}\t{where}")
         for original, why in made.skipped:
             self.stderr.write(f"{original}: no check made ({why})")
+        every = f"{made.every} main documents" if made.every != 1 else "main document"
+        told = "announced to workers." if made.announced else "silent (workers are not told)."
         self.stderr.write(
             f"{len(made.created)} new check(s); {made.existing + len(made.created)} of the {made.wanted} the share "
-            f"asks for exist. A check after every {made.every} main documents, "
-            + ("announced to workers." if made.announced else "silent (workers are not told).")
+            f"asks for exist. A check after every {every}, {told}"
         )

@@ -142,6 +142,8 @@ def test_the_config_options_are_checked():
                            protocol="esa") == []  # fmt: skip
     problems = config_problems({"attention_min_caught": 2, "attention_announced": "yes"}, protocol="da")
     assert len(problems) == 2
+    # A contrastive study hands out blocks, not a stream of documents: no checks there.
+    assert config_problems({"attention_every": 3}, protocol="contrastive-da")
 
 
 # --- through the join link, the task API and the report --------------------------------------

@@ -4,6 +4,7 @@ import random
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.db.models import Max
 
 from studies.models import Document, Segment, Study
 from studies.sentences import sentence_offsets
@@ -63,15 +64,16 @@ class _Donors:
         return {"document": external_id, "segment": index}
 
 
-def _donor_pool(main_documents):
+def _donor_pool(study, main_documents):
     """[(input key, (document external_id, index), text)] of every main segment, grouped by
     source document (input_id, or the document itself without one), and each group's range."""
+    of = {d.pk: d for d in main_documents}
     segments = (
-        Segment.objects.filter(document__in=[d.pk for d in main_documents])
+        Segment.objects.filter(document__study=study, document__kind=Document.Kind.MAIN)
         .order_by("document__position", "document_id", "index")
         .values_list("document_id", "index", "text")
     )
-    of = {d.pk: d for d in main_documents}
+    segments = [(d, i, t) for d, i, t in segments if d in of]
     rows = [((of[d].input_id or f"\0{of[d].external_id}"), (of[d].external_id, i), t) for d, i, t in segments]
     rows.sort(key=lambda row: row[0])  # stable: within a source, documents and segments keep their order
     ranges = {}
@@ -140,9 +142,9 @@ def quality_checks_make(*, study, share=0.1, seed=0, mode=REPLACE, segments=1, a
     free = [d for d in main if d.external_id not in have]
     chosen = rng.sample(free, min(max(0, made.wanted - made.existing), len(free)))
     chosen.sort(key=lambda d: (d.position, d.pk))
-    pool, ranges = _donor_pool(main)
+    pool, ranges = _donor_pool(study, main)
     taken = set(study.documents.values_list("external_id", flat=True))
-    position = max(study.documents.values_list("position", flat=True), default=0)
+    position = study.documents.aggregate(last=Max("position"))["last"] or 0
     for original in chosen:
         rows = list(original.segments.order_by("index").values_list("index", "text", "sentences"))
         texts = [text for _, text, _ in rows]

@@ -173,6 +173,9 @@ def study_report(study, progress=None):
         by_system.setdefault(row.system, []).append(row.score)
     severities = config.severities(study)
     counts = _severity_table(rows, severities) if protocol in WITH_SPANS else {}
+    # The severities in the study's order, mildest first: a JSON object's keys lose their order
+    # in PostgreSQL's jsonb, so the tables read this list, not the keys of `errors`.
+    result["severities"] = severities if counts else []
     result["systems"] = [
         {
             "system": system,

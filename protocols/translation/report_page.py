@@ -53,7 +53,7 @@ def _quality_control(result):
 def translation_report_context(result):
     label = score_label(result)
     systems = result.get("systems") or []
-    severities = list(systems[0]["errors"]) if systems and systems[0].get("errors") else []
+    severities = result.get("severities") or []
     categories = sorted({c for row in systems for c in (row.get("categories") or {})})
     return {
         "empty": result.get("reason", "") if not result.get("segments_rated") else "",
@@ -62,7 +62,10 @@ def translation_report_context(result):
         "direction": "higher is better" if result.get("higher_is_better") else "lower is better",
         "segments_rated": result.get("segments_rated"),
         "raters": result.get("raters"),
-        "systems": systems,
+        "systems": [
+            {**row, "error_counts": [(row.get("errors") or {}).get(s, 0) for s in severities]}
+            for row in systems
+        ],
         "severities": severities,
         "categories": categories,
         "category_rows": [

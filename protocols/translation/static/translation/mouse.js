@@ -24,8 +24,8 @@ export function attachMouse(state, els, view, { render, say, takePlace }) {
     const cell = cells.find((node) => node.contains(range.startContainer)) ?? cells[0];
     const index = Number(cell.dataset.segment);
     const side = cell.dataset.side;
-    // A contrastive page's translations say which they are; the source's span is for the chosen one.
-    const output = cell.dataset.output === undefined ? state.active : Number(cell.dataset.output);
+    // A contrastive page's translations say which they are (a source span is the chosen one's: takePlace).
+    const output = Number(cell.dataset.output ?? 0);
     const span = spanFromRange(range, cell, { index, text: state.text(index, side, output) });
     if (!span) return false;
     takePlace({ segment: index, side, output, start: span.start, end: span.end, text: span.text });

@@ -1,5 +1,6 @@
 """Helpers for driving the translation page (MQM, ESA, DA): opening it and real mouse selections
-in a segment's source or translation."""
+in a segment's source or translation (on a contrastive page, in one of its translations:
+`output`, its place on the page, 0 for Translation 1)."""
 
 from django.urls import reverse
 from playwright.sync_api import expect
@@ -42,8 +43,13 @@ def open_page(page, live_server, assignment):
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
 
 
-def text_cell(page, segment, side="target"):
-    return page.locator(f'.seg-text[data-segment="{segment}"][data-side="{side}"]')
+def _cell_selector(segment, side, output=None):
+    where = f'[data-output="{output}"]' if output is not None else ""
+    return f'.seg-text[data-segment="{segment}"][data-side="{side}"]{where}'
+
+
+def text_cell(page, segment, side="target", output=None):
+    return page.locator(_cell_selector(segment, side, output))
 
 
 def row(page, segment):
@@ -62,8 +68,8 @@ def wait_saved(page, count, segment=None):
 
 # The on-screen box of character `cp` (a code point) of a text cell, found through a Range over
 # its text nodes: the test then drags the real mouse over it.
-_CHARACTER_BOX = """([segment, side, cp]) => {
-  const root = document.querySelector(`.seg-text[data-segment="${segment}"][data-side="${side}"]`);
+_CHARACTER_BOX = """([selector, cp]) => {
+  const root = document.querySelector(selector);
   const characters = [...root.textContent];
   let units = characters.slice(0, cp).join('').length;
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
@@ -77,27 +83,25 @@ _CHARACTER_BOX = """([segment, side, cp]) => {
     }
     units -= node.length;
   }
-  throw new Error('no character ' + cp + ' in segment ' + segment);
+  throw new Error('no character ' + cp + ' in ' + selector);
 }"""
 
 
-def select_words(page, segment, words, side="target", occurrence=0):
+def select_words(page, segment, words, side="target", occurrence=0, output=None):
     """Drag the mouse over `words` (its `occurrence`-th appearance) in one side of a segment, from
     its first character to its last in reading order (right to left in an RTL text); returns the
     code-point (start, end) of the words."""
-    text_cell(page, segment, side).scroll_into_view_if_needed()
-    text = page.evaluate(
-        "([s, side]) => document.querySelector(`.seg-text[data-segment='${s}'][data-side='${side}']`).textContent",
-        [segment, side],
-    )
+    selector = _cell_selector(segment, side, output)
+    text_cell(page, segment, side, output).scroll_into_view_if_needed()
+    text = page.evaluate("(selector) => document.querySelector(selector).textContent", selector)
     characters = list(text)
     start = -1
     for _ in range(occurrence + 1):
         start = text.index(words, start + 1)
     start = len(list(text[:start]))  # code points
     end = start + len(list(words))
-    first = page.evaluate(_CHARACTER_BOX, [segment, side, start])
-    last = page.evaluate(_CHARACTER_BOX, [segment, side, end - 1])
+    first = page.evaluate(_CHARACTER_BOX, [selector, start])
+    last = page.evaluate(_CHARACTER_BOX, [selector, end - 1])
     rtl = first["left"] > last["left"]
     # Press just inside the first character's leading edge and release just inside the last one's trailing edge.
     from_x = first["right"] - first["width"] * 0.2 if rtl else first["left"] + first["width"] * 0.2

@@ -7,6 +7,8 @@
  *   s   the score (ESA, DA); on a scale of 0-6 the digits give the score
  *   n or Enter  next segment (Submit on the last)        p   previous
  *   → ← outside a text and a slider: next, previous
+ *   t, Shift+t  (contrastive) the next, the previous translation; in a text ↓ ↑ too
+ *               (a category's letter t wins, as it wins over n and p)
  * While the worker types in a field (the note, the score's number, the note
  * to the researchers) letters are text: only Escape acts there. Enter and
  * Space on a focused button are the button's own.
@@ -34,6 +36,11 @@ export function attachKeyboard(state, dialog, actions) {
       actions.stepWord(textCell, forward ? 1 : -1, event.shiftKey);
       return;
     }
+    if (textCell && state.contrastive && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+      event.preventDefault();
+      actions.output(event.key === "ArrowDown" ? 1 : -1);
+      return;
+    }
     if (event.repeat) return;
     const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
     const category = event.key.length === 1 ? shortcuts.get(key) : undefined;
@@ -41,6 +48,7 @@ export function attachKeyboard(state, dialog, actions) {
     if (category) action = () => actions.category(category.key);
     else if (/^[0-9]$/.test(key)) action = actions.digit(Number(key));
     else if (key === "s" && state.scoring) action = actions.focusScore;
+    else if (key === "t" && state.contrastive) action = () => actions.output(event.shiftKey ? -1 : 1);
     else if (key === "n" || (key === "Enter" && (!onControl || onSlider))) action = actions.next;
     else if (key === "p") action = actions.previous;
     else if (arrowsMove && key === "ArrowRight") action = actions.next;

@@ -8,6 +8,10 @@
  * segment opens once the current one is scored. Every action goes through the
  * save queue at once (retried, kept in localStorage); a reload opens the
  * saved segment with everything on it.
+ *
+ * A contrastive page shows several translations of each segment, each with
+ * its own errors and score; the tools work on one at a time (state.active),
+ * chosen by selecting in it, focusing it, its button in the tools, or t.
  */
 
 import { startActivityClock } from "../worker/activity.js";
@@ -20,7 +24,7 @@ import { attachMouse } from "./mouse.js";
 import { TranslationQueue } from "./queue.js";
 import { errorMarking } from "./marking.js";
 import { documentView } from "./render.js";
-import { SOURCE, TARGET, TranslationState } from "./state.js";
+import { SOURCE, TARGET, TranslationState, scoreKey } from "./state.js";
 import { buildTools, digitScale } from "./tools.js";
 
 const data = JSON.parse(document.getElementById("task-data").textContent);
@@ -33,7 +37,7 @@ const els = Object.fromEntries(
     severities: "severity-buttons", categories: "category-buttons", description: "category-description",
     missing: "missing", comment: "error-comment", cancel: "cancel", scorePanel: "score-panel", range: "score-range",
     number: "score-number", scaleLabels: "scale-labels", scoreStatus: "score-status", scoreWarning: "score-warning",
-    previous: "previous", next: "next", submit: "submit", message: "message", progress: "progress",
+    previous: "previous", next: "next", submit: "submit", message: "message", progress: "progress", outputs: "output-buttons",
     dialog: "submit-dialog", keys: "keys-help", layout: "translation-layout",
   }).map(([name, id]) => [name, byId(id)]),
 ); // prettier-ignore
@@ -53,15 +57,17 @@ const tools = buildTools(state, els, {
     state.pending.comment = text;
     els.cancel.disabled = !state.pendingStarted;
   },
-  score: (value) => saveScore(value),
+  score: (output, value) => saveScore(output, value),
+  output: (output) => chooseOutput(output),
   say,
 });
 
 let mouse = { dragging: false, takeHeld: () => false };
 
 function render() {
-  if (!mouse.dragging) view.render(els.tools);
-  const scoreSaving = queue.has(state.current, (op) => (op.kind === "score" ? op.body.segment : null));
+  if (!mouse.dragging) view.render(els.tools, tools.scoreNodes);
+  const scoreSaving = (output) =>
+    queue.has(scoreKey(output, state.current), (op) => (op.kind === "score" ? scoreKey(op.body.output ?? 0, op.body.segment) : null));
   tools.render({ scoreSaving });
   const total = state.segments.length;
   const scored = state.scoring ? ` · ${state.scoredCount} of ${total} scored` : "";
@@ -89,7 +95,7 @@ async function refreshWarnings() {
     if (!queue.size) refreshWarnings();
     return;
   }
-  state.warnings = Object.fromEntries(Object.entries(result.data.warnings ?? {}).map(([k, v]) => [Number(k), v]));
+  state.setWarnings(result.data.warnings);
   render();
 }
 
@@ -98,13 +104,13 @@ const queue = new TranslationQueue(data.token, data.api, {
   onSaved(op, result) {
     savedCount += 1;
     if (op.kind === "add") state.markSaved(op.body.client_id, result);
-    const segment = op.kind === "add" ? op.body.segment : op.kind === "remove" ? op.body.error?.segment : null;
-    if (segment != null && state.study.score_warnings && typeof state.scores[segment] === "number") warningsStale = true;
+    const error = op.kind === "add" ? op.body : op.kind === "remove" ? op.body.error : null;
+    if (error && state.study.score_warnings && typeof state.score(error.segment, error.output ?? 0) === "number") warningsStale = true;
     if (op.kind === "score") {
-      const index = op.body.segment;
-      state.savedScores[index] = result.score;
-      const later = queue.ops.some((o) => o.kind === "score" && o.body.segment === index);
-      if (!later) state.warnings[index] = result.warning ?? "";
+      const key = scoreKey(op.body.output ?? 0, op.body.segment);
+      state.savedScores[key] = result.score;
+      const later = queue.ops.some((o) => o.kind === "score" && scoreKey(o.body.output ?? 0, o.body.segment) === key);
+      if (!later) state.warnings[key] = result.warning ?? "";
     }
     if (op.kind === "submit") {
       state.submitting = false;
@@ -130,7 +136,7 @@ const queue = new TranslationQueue(data.token, data.api, {
     }
     if (op.kind === "add") state.removeError(op.body.client_id);
     if (op.kind === "remove" && op.body.error) state.addError(op.body.error, true);
-    if (op.kind === "score") state.revertScore(op.body.segment, queue.ops);
+    if (op.kind === "score") state.revertScore(op.body.segment, op.body.output ?? 0, queue.ops);
     if (op.kind === "move") resync();
     render();
   },
@@ -148,7 +154,7 @@ function replay(ops) {
   for (const op of ops) {
     if (op.kind === "add") state.addError(op.body, false);
     if (op.kind === "remove") state.removeError(op.body.client_id);
-    if (op.kind === "score") state.setScore(op.body.segment, op.body.score);
+    if (op.kind === "score") state.setScore(op.body.segment, op.body.output ?? 0, op.body.score);
     if (op.kind === "move") state.moveTo(op.body.segment);
     if (op.kind === "submit") state.submitting = true;
   }
@@ -166,10 +172,33 @@ async function resync() {
 
 const locked = () => state.readOnly || state.submitting;
 
-function focusText(side = TARGET) {
-  const node = view.textElement(state.current, side === SOURCE ? SOURCE : TARGET);
+function focusText(side = TARGET, output = state.active) {
+  const node = view.textElement(state.current, side === SOURCE ? SOURCE : TARGET, output);
   if (node && node.tabIndex === 0) node.focus({ preventScroll: true });
   else view.row(state.current)?.focus({ preventScroll: true });
+}
+
+/** The slider of the chosen translation's score (the one translation's, on a page of one). */
+function focusScore() {
+  tools.scoreRange(state.active)?.focus();
+}
+
+/** The tools now work on translation `output` (a contrastive page). */
+function chooseOutput(output) {
+  if (locked() || !state.contrastive || output === state.active) return render();
+  state.setActive(output);
+  marking.forgetCursor();
+  render();
+  say(`The tools now work on ${state.outputLabel(output)}.`);
+}
+
+/** t, Shift+t: the next or the previous translation, with the focus where its work starts. */
+function stepOutput(step) {
+  if (locked() || !state.contrastive) return;
+  const count = state.outputs.length;
+  chooseOutput((state.active + step + count) % count);
+  if (state.marksErrors) focusText(TARGET, state.active);
+  else focusScore();
 }
 
 /** Go to segment `index` (saved at once); false, with the reason said, when it cannot open. */
@@ -178,7 +207,12 @@ function goTo(index) {
   const problem = state.moveProblem(index);
   if (problem) {
     say(problem, { error: true });
-    if (!state.isScored(state.current)) els.range?.focus();
+    const unscored = state.unscoredOutput(state.current);
+    if (unscored >= 0) {
+      state.setActive(unscored);
+      render();
+      focusScore();
+    }
     return false;
   }
   if (state.pending.place) {
@@ -187,6 +221,7 @@ function goTo(index) {
   }
   state.cancelPending();
   marking.forgetCursor();
+  state.setActive(0);
   state.moveTo(index);
   queue.push({ kind: "move", body: { segment: index } });
   render();
@@ -199,8 +234,9 @@ function navigate(index) {
   if (locked() || !goTo(index)) return;
   const row = view.row(index);
   row?.scrollIntoView({ block: "center" });
+  const range = tools.scoreRange(state.active);
   if (state.marksErrors) focusText();
-  else if (els.range) els.range.focus({ preventScroll: true });
+  else if (range) range.focus({ preventScroll: true });
   else row?.focus({ preventScroll: true });
 }
 
@@ -213,15 +249,15 @@ function previous() {
   if (state.current > 0) navigate(state.current - 1);
 }
 
-function saveScore(value) {
+function saveScore(output, value) {
   if (locked() || !state.scoring) return render();
   const { min, max } = state.scale;
   if (!Number.isFinite(value) || value < min || value > max) {
     say(`A score is a whole number from ${min} to ${max}.`, { error: true });
     return render();
   }
-  state.setScore(state.current, value);
-  queue.pushScore(state.current, value);
+  state.setScore(state.current, output, value);
+  queue.pushScore(state.current, output, value);
   render();
 }
 
@@ -233,8 +269,8 @@ function digit(value) {
   }
   if (state.scoring && digitScale(state.scale) && value >= state.scale.min && value <= state.scale.max) {
     return () => {
-      saveScore(value);
-      say(`Score ${value}.`);
+      saveScore(state.active, value);
+      say(state.contrastive ? `${state.outputLabel(state.active)}: score ${value}.` : `Score ${value}.`);
     };
   }
   return null;
@@ -281,7 +317,8 @@ attachKeyboard(state, els.dialog, {
   category: marking.chooseCategory,
   digit,
   stepWord: marking.stepWord,
-  focusScore: () => els.range?.focus(),
+  focusScore,
+  output: stepOutput,
   next,
   previous,
   escape({ typing, inText }) {
@@ -291,6 +328,17 @@ attachKeyboard(state, els.dialog, {
     if (typing) focusText();
     else if (inText && !started) view.row(state.current)?.focus({ preventScroll: true });
   },
+});
+
+// Tabbing or clicking into a translation (its text, its score) chooses it for the tools.
+els.segments.addEventListener("focusin", (event) => {
+  const cell = event.target.closest?.(".output-cell");
+  if (!cell || locked() || !cell.closest(".seg-row.current")) return;
+  const output = Number(cell.dataset.output);
+  if (output !== state.active) {
+    state.setActive(output);
+    render();
+  }
 });
 
 // --- start --------------------------------------------------------------------------------

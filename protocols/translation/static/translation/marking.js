@@ -3,12 +3,14 @@
  * (or the [missing] marker) becomes the place of the error being marked;
  * its severity and, for MQM, its category complete it, and a complete error
  * is saved at once. A whole-segment category is one action. Removing an
- * error undoes it on the server too.
+ * error undoes it on the server too. On a contrastive page an error belongs
+ * to one translation: the one selected in, or for a source span and
+ * [missing], the one the tools work on (state.active).
  */
 
 import { sliceCodePoints } from "../worker/offsets.js";
-import { errorLabel } from "./render.js";
-import { MISSING, SOURCE } from "./state.js";
+import { errorLabel } from "./highlights.js";
+import { MISSING, SOURCE, TARGET } from "./state.js";
 import { cursorSpan, stepCursor, words } from "./words.js";
 
 /**
@@ -18,7 +20,8 @@ import { cursorSpan, stepCursor, words } from "./words.js";
  */
 export function errorMarking(state, els, view, page) {
   const { queue, render, say, locked, goTo, focusText } = page;
-  let cursor = null; // the keyboard's span: {segment, side, anchor, focus} in words
+  let cursor = null; // the keyboard's span: {segment, side, output, anchor, focus} in words
+  const whose = (output) => (state.contrastive ? ` in ${state.outputLabel(output)}` : "");
 
   /** A span (or [missing]) chosen by the mouse or the keys becomes the place of the error being marked. */
   function takePlace(place, { keyboard = false } = {}) {
@@ -35,34 +38,40 @@ export function errorMarking(state, els, view, page) {
       state.pending.place = null;
       if (!goTo(place.segment)) return;
     }
-    if (state.atCap(place.segment)) {
-      say(`At most ${state.cap} errors per segment: remove one to mark another.`, { error: true });
+    // A span of a translation chooses that translation; the source and [missing] go with the chosen one.
+    if (place.side === TARGET) state.setActive(place.output ?? 0);
+    place = { ...place, output: state.active };
+    if (state.atCap(place.segment, place.output)) {
+      say(`At most ${state.cap} errors per segment${whose(place.output)}: remove one to mark another.`, { error: true });
       return;
     }
     if (!keyboard) cursor = null;
     state.setPlace(place);
     render();
-    if (place.side === MISSING) say("[missing] marked as the place of an omission.");
-    else say(`Selected “${place.text}”${place.side === SOURCE ? " in the source" : ""}.`);
+    if (place.side === MISSING) say(`[missing] marked as the place of an omission${whose(place.output)}.`);
+    else if (place.side === SOURCE) say(`Selected “${place.text}” in the source${state.contrastive ? `, for ${state.outputLabel(place.output)}` : ""}.`);
+    else say(`Selected “${place.text}”${whose(place.output)}.`);
   }
 
   /** The arrow keys in a text: the next (or previous) word, or one more word with Shift. */
   function stepWord(cell, step, extend) {
     const index = Number(cell.dataset.segment);
     const side = cell.dataset.side;
+    const output = side === TARGET ? Number(cell.dataset.output ?? 0) : state.active;
     if (locked() || index !== state.current) return;
-    const text = state.text(index, side);
+    const text = state.text(index, side, output);
     const list = words(text);
-    const place = state.pending.place;
+    const here = (p) => p && p.segment === index && p.side === side && (side !== TARGET || p.output === output);
+    const place = here(state.pending.place) ? state.pending.place : null;
     let moved;
-    if (cursor && cursor.segment === index && cursor.side === side) {
+    if (here(cursor)) {
       const span = cursorSpan(list, cursor);
-      const shown = place && place.segment === index && place.side === side && place.start === span.start && place.end === span.end;
+      const shown = place && place.start === span.start && place.end === span.end;
       // Still the span being marked: step or stretch it. After it was saved (or cancelled) the
       // next arrow goes on to the word after it (or before it), not back to the first word.
       const beyond = step > 0 ? Math.max(cursor.anchor, cursor.focus) + 1 : Math.min(cursor.anchor, cursor.focus) - 1;
       moved = shown ? stepCursor(cursor, list.length, step, extend) : { anchor: beyond, focus: beyond };
-    } else if (place && place.segment === index && place.side === side) {
+    } else if (place) {
       // A span selected with the mouse: the arrows carry on from its words.
       const first = list.findIndex((w) => w.end > place.start);
       const last = list.findLastIndex((w) => w.start < place.end);
@@ -71,9 +80,9 @@ export function errorMarking(state, els, view, page) {
       moved = stepCursor(null, list.length, step, extend);
     }
     if (!moved || moved.focus < 0 || moved.focus >= list.length) return;
-    cursor = { segment: index, side, anchor: moved.anchor, focus: moved.focus };
+    cursor = { segment: index, side, output, anchor: moved.anchor, focus: moved.focus };
     const span = cursorSpan(list, cursor);
-    takePlace({ segment: index, side, start: span.start, end: span.end, text: sliceCodePoints(text, span.start, span.end) }, { keyboard: true });
+    takePlace({ segment: index, side, output, start: span.start, end: span.end, text: sliceCodePoints(text, span.start, span.end) }, { keyboard: true });
   }
 
   function commit(error) {
@@ -81,15 +90,15 @@ export function errorMarking(state, els, view, page) {
     queue.push({ kind: "add", body: error });
     render();
     const where = error.side === MISSING ? " [missing]" : error.side === SOURCE ? ` in the source: “${error.text}”` : `: “${error.text}”`;
-    say(`Marked ${errorLabel(state, error)}${where}.`);
-    focusText(error.side);
+    say(`Marked ${errorLabel(state, error)}${whose(error.output)}${where}.`);
+    focusText(error.side, error.output);
   }
 
   /** Before a severity, a category or [missing]: refuse at the cap, take a touch selection still held. */
   function ready() {
     if (locked() || !state.marksErrors) return false;
     if (state.atCap(state.current)) {
-      say(`At most ${state.cap} errors per segment: remove one to mark another.`, { error: true });
+      say(`At most ${state.cap} errors per segment${whose(state.active)}: remove one to mark another.`, { error: true });
       return false;
     }
     if (!state.pending.place) page.takeHeld();
@@ -116,7 +125,7 @@ export function errorMarking(state, els, view, page) {
       // One action: the whole translation, at the severity chosen already or the most severe.
       const severity = state.pending.severity ?? state.severities.at(-1);
       cursor = null;
-      return commit(state.wholeSegmentError(state.current, key, severity));
+      return commit(state.wholeSegmentError(state.current, state.active, key, severity));
     }
     state.chooseCategory(key);
     if (state.pendingReady) return commit(state.takePending());
@@ -145,12 +154,12 @@ export function errorMarking(state, els, view, page) {
     if (!removed) return;
     queue.push({ kind: "remove", body: { client_id: clientId, error: removed } });
     render();
-    say(`Removed ${errorLabel(state, removed)}.`);
+    say(`Removed ${errorLabel(state, removed)}${whose(removed.output)}.`);
     // Keep a keyboard user in the lists: the button that took the removed one's place, else the text.
     const buttons = [...els.segments.querySelectorAll(".error-list button.remove")];
     const nextButton = buttons[Math.min(position, buttons.length - 1)];
     if (nextButton) nextButton.focus();
-    else focusText();
+    else focusText(TARGET, removed.output);
   }
 
   return {

@@ -24,9 +24,11 @@ export function attachMouse(state, els, view, { render, say, takePlace }) {
     const cell = cells.find((node) => node.contains(range.startContainer)) ?? cells[0];
     const index = Number(cell.dataset.segment);
     const side = cell.dataset.side;
-    const span = spanFromRange(range, cell, { index, text: state.text(index, side) });
+    // A contrastive page's translations say which they are (a source span is the chosen one's: takePlace).
+    const output = Number(cell.dataset.output ?? 0);
+    const span = spanFromRange(range, cell, { index, text: state.text(index, side, output) });
     if (!span) return false;
-    takePlace({ segment: index, side, start: span.start, end: span.end, text: span.text });
+    takePlace({ segment: index, side, output, start: span.start, end: span.end, text: span.text });
     return true;
   }
 

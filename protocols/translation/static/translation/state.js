@@ -5,6 +5,12 @@
  * server confirmed them, `scores` as the page shows them), the server's ESA
  * warnings, and the error being marked (`pending`). The page is always drawn
  * from this object; the server stays the authority.
+ *
+ * A contrastive page shows several translations of each segment (`outputs`,
+ * Translation 1, 2, ... in this worker's order): every error and score
+ * belongs to one of them (its `output`), and `active` is the one the tools
+ * work on. A page of one translation has one output, 0. Scores and warnings
+ * are keyed "output:index" on both.
  */
 
 import { codePointLength } from "../worker/offsets.js";
@@ -24,8 +30,12 @@ export function newClientId() {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-const numberKeyed = (object) =>
-  Object.fromEntries(Object.entries(object ?? {}).map(([key, value]) => [Number(key), value]));
+/** A score's key: "output:index". */
+export const scoreKey = (output, index) => `${output}:${index}`;
+
+// The server keys a one-translation page's scores by index alone.
+const outputKeyed = (object) =>
+  Object.fromEntries(Object.entries(object ?? {}).map(([key, value]) => [key.includes(":") ? key : scoreKey(0, key), value]));
 
 /** The error being marked: where (a span of one side, or [missing]), its category, its severity. */
 function emptyPending() {
@@ -34,8 +44,11 @@ function emptyPending() {
 
 export class TranslationState {
   constructor(data) {
-    this.protocol = data.protocol;
+    this.scheme = data.scheme ?? data.protocol; // mqm, esa or da, contrastive or not
     this.study = data.study;
+    this.contrastive = Boolean(data.study.contrastive);
+    this.outputs = data.outputs?.length ? data.outputs : [{ position: 0, label: "Translation" }];
+    this.active = 0;
     this.document = data.document;
     this.segments = [...data.segments].sort((a, b) => a.index - b.index);
     this.segmentByIndex = new Map(this.segments.map((s) => [s.index, s]));
@@ -58,10 +71,10 @@ export class TranslationState {
     this.status = server.status;
     this.current = server.current_segment ?? 0;
     this.furthest = Math.max(server.furthest_segment ?? 0, this.current);
-    this.errors = (server.errors ?? []).map((e) => ({ ...e, saved: true }));
-    this.savedScores = numberKeyed(server.scores);
+    this.errors = (server.errors ?? []).map((e) => ({ ...e, output: e.output ?? 0, saved: true }));
+    this.savedScores = outputKeyed(server.scores);
     this.scores = { ...this.savedScores };
-    this.warnings = numberKeyed(server.warnings);
+    this.setWarnings(server.warnings);
     this.completion = server.completion ?? null;
   }
 
@@ -81,11 +94,29 @@ export class TranslationState {
     return this.categoryByKey.get(key);
   }
 
-  /** The text of one side of a segment ("" when the document has no source). */
-  text(index, side) {
+  /** The text of one side of a segment ("" when the document has no source); a translation's is `output`'s. */
+  text(index, side, output = 0) {
     const segment = this.segment(index);
     if (!segment) return "";
-    return side === SOURCE ? (segment.source ?? "") : segment.target;
+    if (side === SOURCE) return segment.source ?? "";
+    return segment.targets ? (segment.targets[output] ?? "") : segment.target;
+  }
+
+  outputLabel(output) {
+    return this.outputs[output]?.label ?? "Translation";
+  }
+
+  /**
+   * The tools now work on translation `output`. A span selected in another
+   * translation is let go; a source span or [missing] being marked goes with
+   * the tools (they belong to whichever translation is chosen).
+   */
+  setActive(output) {
+    if (!this.outputs[output] || output === this.active) return;
+    this.active = output;
+    const place = this.pending.place;
+    if (place?.side === TARGET) this.pending.place = null;
+    else if (place) place.output = output;
   }
 
   isReached(index) {
@@ -94,21 +125,22 @@ export class TranslationState {
 
   // --- errors ---------------------------------------------------------------------
 
-  /** A segment's errors in reading order: the translation's, the source's, then [missing]. */
-  errorsOf(index) {
+  /** A segment's errors (of one translation, or of all) in reading order: the translation's, the source's, then [missing]. */
+  errorsOf(index, output = null) {
     const sides = { [TARGET]: 0, [SOURCE]: 1, [MISSING]: 2 };
     return this.errors
-      .filter((e) => e.segment === index)
-      .sort((a, b) => sides[a.side] - sides[b.side] || a.start - b.start || a.end - b.end);
+      .filter((e) => e.segment === index && (output === null || e.output === output))
+      .sort((a, b) => a.output - b.output || sides[a.side] - sides[b.side] || a.start - b.start || a.end - b.end);
   }
 
-  atCap(index) {
-    return this.cap !== null && this.errorsOf(index).length >= this.cap;
+  /** The study's cap holds per translation of a segment (the server counts one document's segment). */
+  atCap(index, output = this.active) {
+    return this.cap !== null && this.errorsOf(index, output).length >= this.cap;
   }
 
   addError(error, saved = false) {
     if (this.errors.some((e) => e.client_id === error.client_id)) return;
-    this.errors.push({ ...error, saved });
+    this.errors.push({ ...error, output: error.output ?? 0, saved });
   }
 
   markSaved(clientId, stored) {
@@ -131,23 +163,46 @@ export class TranslationState {
 
   // --- scores ---------------------------------------------------------------------
 
+  /** Translation `output`'s score of segment `index`, or undefined. */
+  score(index, output = 0) {
+    return this.scores[scoreKey(output, index)];
+  }
+
+  warning(index, output = 0) {
+    return this.warnings[scoreKey(output, index)] ?? "";
+  }
+
+  setWarnings(warnings) {
+    this.warnings = outputKeyed(warnings);
+  }
+
+  /** The first translation of segment `index` still without a score, or -1. */
+  unscoredOutput(index) {
+    if (!this.scoring) return -1;
+    return this.outputs.findIndex((_, output) => typeof this.score(index, output) !== "number");
+  }
+
+  /** Every translation of the segment is scored (or the study gives no scores). */
   isScored(index) {
-    return !this.scoring || typeof this.scores[index] === "number";
+    return this.unscoredOutput(index) < 0;
   }
 
   get scoredCount() {
-    return this.segments.filter((s) => typeof this.scores[s.index] === "number").length;
+    return this.segments.filter((s) => this.isScored(s.index)).length;
   }
 
-  setScore(index, value) {
-    this.scores[index] = value;
+  setScore(index, output, value) {
+    this.scores[scoreKey(output, index)] = value;
   }
 
-  /** The server refused a score: back to what it has, plus what is still queued for the segment. */
-  revertScore(index, queued) {
-    if (index in this.savedScores) this.scores[index] = this.savedScores[index];
-    else delete this.scores[index];
-    for (const op of queued) if (op.kind === "score" && op.body.segment === index) this.scores[index] = op.body.score;
+  /** The server refused a score: back to what it has, plus what is still queued for it. */
+  revertScore(index, output, queued) {
+    const key = scoreKey(output, index);
+    if (key in this.savedScores) this.scores[key] = this.savedScores[key];
+    else delete this.scores[key];
+    for (const op of queued) {
+      if (op.kind === "score" && op.body.segment === index && (op.body.output ?? 0) === output) this.scores[key] = op.body.score;
+    }
   }
 
   // --- moving -----------------------------------------------------------------------
@@ -156,7 +211,9 @@ export class TranslationState {
   moveProblem(index) {
     if (!this.segment(index)) return "There is no such segment.";
     if (index > this.furthest + 1) return "Segments are done in order: finish this one first.";
-    if (index > this.current && !this.isScored(this.current)) return "Score this segment before going on.";
+    if (index > this.current && !this.isScored(this.current)) {
+      return this.contrastive ? "Score every translation of this segment before going on." : "Score this segment before going on.";
+    }
     return "";
   }
 
@@ -168,7 +225,10 @@ export class TranslationState {
   /** What is still missing before a submit, or "". */
   get submitProblem() {
     if (this.furthest < this.lastIndex) return "Read every segment before submitting.";
-    if (this.scoring) {
+    if (this.scoring && this.contrastive) {
+      const left = this.segments.flatMap((s) => this.outputs.filter((_, output) => typeof this.score(s.index, output) !== "number")).length;
+      if (left) return `Score every translation of every segment before submitting (${left} scores left).`;
+    } else if (this.scoring) {
       const left = this.segments.length - this.scoredCount;
       if (left) return `Score every segment before submitting (${left} left).`;
     }
@@ -183,7 +243,7 @@ export class TranslationState {
 
   /** The error's category is complete (ESA has none). */
   get categoryReady() {
-    return this.protocol !== "mqm" || Boolean(this.pending.category);
+    return this.scheme !== "mqm" || Boolean(this.pending.category);
   }
 
   /** A place, a severity and (MQM) a category: the error can be saved. */
@@ -198,7 +258,7 @@ export class TranslationState {
 
   setPlace(place) {
     this.pending.place = place;
-    if (this.protocol === "mqm" && place.side !== TARGET && !this.pending.category) this.pending.category = this.omissionCategory;
+    if (this.scheme === "mqm" && place.side !== TARGET && !this.pending.category) this.pending.category = this.omissionCategory;
   }
 
   chooseSeverity(name) {
@@ -218,12 +278,13 @@ export class TranslationState {
     const { place, category, severity, comment } = this.pending;
     const error = {
       client_id: newClientId(),
+      output: place.output ?? 0,
       segment: place.segment,
       side: place.side,
       start: place.side === MISSING ? 0 : place.start,
       end: place.side === MISSING ? 0 : place.end,
       text: place.side === MISSING ? "" : place.text,
-      category: this.protocol === "mqm" ? category : null,
+      category: this.scheme === "mqm" ? category : null,
       severity,
       comment: comment.trim(),
     };
@@ -231,11 +292,12 @@ export class TranslationState {
     return error;
   }
 
-  /** A whole-segment category's error: the whole translation of segment `index`. */
-  wholeSegmentError(index, key, severity) {
-    const text = this.text(index, TARGET);
+  /** A whole-segment category's error: translation `output` of segment `index`, all of it. */
+  wholeSegmentError(index, output, key, severity) {
+    const text = this.text(index, TARGET, output);
     const error = {
       client_id: newClientId(),
+      output,
       segment: index,
       side: TARGET,
       start: 0,

@@ -2,25 +2,15 @@
  * The tools under the current segment (task.html's #tools, moved into the
  * current row by render.js): the error being marked with its severity
  * buttons (1, 2, ... mildest first), the MQM categories (their letters), the
- * [missing] marker, a note and Cancel; the segment's score (a slider and a
- * number field, with the scale's labels, and the server's ESA warning);
+ * [missing] marker, a note and Cancel; on a contrastive page, which
+ * translation the error is for; the segment's score (score.js: one control
+ * here, or on a contrastive page one per translation, shown under its text);
  * Previous, Next and Submit. Built once; render() draws them from the state.
  */
 
 import { el, fill } from "../worker/dom.js";
+import { outputScoreNodes, scaleLabels, scoreControl } from "./score.js";
 import { MISSING, SOURCE } from "./state.js";
-
-// The words of the ESA / DA+SQM scale (Kocmi et al. 2024), shown when the study gives none.
-const DEFAULT_LABELS = {
-  "0-100": { 0: "No meaning preserved", 33: "Some meaning preserved", 66: "Most meaning preserved, few grammar mistakes", 100: "Perfect meaning and grammar" },
-  "0-6": { 0: "No meaning preserved", 2: "Some meaning preserved", 4: "Most meaning preserved, few grammar mistakes", 6: "Perfect meaning and grammar" },
-};
-
-export function scaleLabels(scale) {
-  if (!scale) return {};
-  if (scale.labels && Object.keys(scale.labels).length) return scale.labels;
-  return DEFAULT_LABELS[`${scale.min}-${scale.max}`] ?? {};
-}
 
 /** Digits set the score directly on a scale of at most ten points inside 0-9 (SQM's 0-6). */
 export function digitScale(scale) {
@@ -99,16 +89,27 @@ export function buildTools(state, els, actions) {
   els.cancel?.addEventListener("click", () => actions.cancel());
   els.comment?.addEventListener("input", () => actions.comment(els.comment.value));
 
-  // --- the score ---------------------------------------------------------------------
+  // --- which translation (a contrastive page) ------------------------------------------
+  const outputButtons = new Map();
+  if (els.outputs) {
+    fill(
+      els.outputs,
+      state.outputs.map((_, output) => {
+        const button = el("button", { type: "button", className: "output-choice", "aria-pressed": "false", dataset: { output } }, state.outputLabel(output));
+        button.addEventListener("click", () => actions.output(output));
+        outputButtons.set(output, button);
+        return button;
+      }),
+    );
+  }
+
+  // --- the score -----------------------------------------------------------------------
   const scale = state.scale;
-  const labels = scaleLabels(scale);
-  const valueText = (value) => (labels[String(value)] ? `${value}: ${labels[String(value)]}` : String(value));
-  if (els.range && scale) {
-    for (const input of [els.range, els.number]) {
-      input.min = String(scale.min);
-      input.max = String(scale.max);
-      input.step = "1";
-    }
+  const scoreControls = new Map(); // output -> render()
+  const scoreNodes = []; // a contrastive page's controls, one per translation, placed by render.js
+  const ranges = [els.range]; // each translation's slider
+  if (state.scoring) {
+    const labels = scaleLabels(scale);
     fill(
       els.scaleLabels,
       Object.entries(labels)
@@ -117,49 +118,48 @@ export function buildTools(state, els, actions) {
         .map(([point, text]) => el("li", {}, el("span", { className: "scale-point" }, String(point)), " ", text)),
     );
     els.scaleLabels.hidden = !Object.keys(labels).length;
-    els.range.addEventListener("input", () => {
-      els.range.classList.remove("unset");
-      els.number.value = els.range.value;
-      els.range.setAttribute("aria-valuetext", valueText(els.range.value));
-    });
-    els.range.addEventListener("change", () => actions.score(Number(els.range.value)));
-    const commitNumber = () => {
-      const raw = els.number.value.trim();
-      if (raw === "") return;
-      const value = Number(raw);
-      if (!Number.isInteger(value) || value < scale.min || value > scale.max) {
-        actions.say(`A score is a whole number from ${scale.min} to ${scale.max}.`, { error: true });
-        return;
-      }
-      actions.score(value);
-    };
-    els.number.addEventListener("change", commitNumber);
-    els.number.addEventListener("keydown", (event) => {
-      if (event.key !== "Enter") return;
-      event.preventDefault();
-      commitNumber();
-    });
+    if (state.contrastive) {
+      state.outputs.forEach((_, output) => {
+        const nodes = outputScoreNodes(state, output);
+        scoreNodes[output] = nodes.box;
+        ranges[output] = nodes.range;
+        scoreControls.set(output, scoreControl(state, nodes, { score: (value) => actions.score(output, value), say: actions.say }));
+      });
+    } else if (els.range) {
+      const nodes = { range: els.range, number: els.number, status: els.scoreStatus, warning: els.scoreWarning };
+      scoreControls.set(0, scoreControl(state, nodes, { score: (value) => actions.score(0, value), say: actions.say }));
+    }
   }
+
+  /** The slider of translation `output`'s score. */
+  const scoreRange = (output) => ranges[output] ?? null;
 
   function prompt() {
     const { place, category, severity } = state.pending;
     const chosen = category ? state.category(category) : null;
     if (state.atCap(state.current)) {
-      return `This segment has ${state.cap} errors, the most this study allows: remove one to mark another.`;
+      const which = state.contrastive ? `${state.outputLabel(state.active)} of this segment` : "This segment";
+      return `${which} has ${state.cap} errors, the most this study allows: remove one to mark another.`;
     }
     if (!place) {
-      const where = state.study.source_spans ? "the translation (or, for an omission, in the source)" : "the translation";
+      const translation = state.contrastive ? state.outputLabel(state.active) : "the translation";
+      const where = state.study.source_spans ? `${translation} (or, for an omission, in the source)` : translation;
       const missing = state.study.missing_marker ? ", or press [missing] for an omission" : "";
       const what = chosen ? `the “${chosen.label}” error` : "an error";
       return `Select the words of ${what} in ${where}: drag with the mouse, or Tab to the text and use the arrow keys${missing}.`;
     }
     const needs = [];
     if (!severity) needs.push(`its severity (${state.severities.map((s, i) => `${i + 1} ${s}`).join(", ")})`);
-    if (state.protocol === "mqm" && !category) needs.push("its category (its letter)");
+    if (state.scheme === "mqm" && !category) needs.push("its category (its letter)");
     return needs.length ? `Now choose ${needs.join(" and ")}.` : "";
   }
 
   function pendingDescription(place) {
+    if (state.contrastive) {
+      const name = state.outputLabel(place.output);
+      if (place.side === MISSING) return [el("strong", {}, "[missing]"), ` an omission in ${name}: nothing to select`];
+      return [el("q", { className: "span-text" }, place.text), place.side === SOURCE ? ` in the source, for ${name}` : ` in ${name}`];
+    }
     if (place.side === MISSING) return [el("strong", {}, "[missing]"), " an omission: nothing to select in the translation"];
     return [el("q", { className: "span-text" }, place.text), place.side === SOURCE ? " in the source" : " in the translation"];
   }
@@ -167,6 +167,9 @@ export function buildTools(state, els, actions) {
   return {
     severityButtons,
     categoryButtons,
+    scoreNodes,
+    scoreRange,
+    /** scoreSaving(output): whether that translation's score of the current segment is still on its way. */
     render({ scoreSaving }) {
       const locked = state.readOnly || state.submitting;
       els.tools.hidden = state.readOnly;
@@ -192,27 +195,12 @@ export function buildTools(state, els, actions) {
         els.comment.disabled = locked;
         els.cancel.disabled = locked || !state.pendingStarted;
       }
-      if (els.scorePanel && scale) {
-        const index = state.current;
-        const value = state.scores[index];
-        const scored = typeof value === "number";
-        const typing = document.activeElement === els.number;
-        els.range.disabled = els.number.disabled = locked;
-        // Set the controls only when the segment or its score changed: a render in the middle of
-        // a slider's drag must not move the thumb back before its change is sent.
-        const shown = `${index}:${scored ? value : ""}`;
-        if (els.range.dataset.shown !== shown) {
-          els.range.dataset.shown = shown;
-          els.range.classList.toggle("unset", !scored);
-          els.range.value = String(scored ? value : Math.round((scale.min + scale.max) / 2));
-          if (!typing) els.number.value = scored ? String(value) : "";
-          els.range.setAttribute("aria-valuetext", scored ? valueText(value) : "not scored yet");
-        }
-        els.scoreStatus.textContent = !scored ? "Not scored yet." : scoreSaving ? `Saving ${value}…` : `Saved: ${value}.`;
-        els.scoreStatus.dataset.kind = !scored ? "todo" : scoreSaving ? "saving" : "saved";
-        const warning = scored && !scoreSaving ? (state.warnings[index] ?? "") : "";
-        els.scoreWarning.hidden = !warning;
-        els.scoreWarning.textContent = warning;
+      for (const [output, button] of outputButtons) {
+        button.setAttribute("aria-pressed", String(state.active === output));
+        button.disabled = locked;
+      }
+      for (const [output, renderScore] of scoreControls) {
+        renderScore({ index: state.current, output, saving: scoreSaving(output), locked });
       }
       const last = state.current >= state.lastIndex;
       els.previous.disabled = state.current <= 0 || locked;

@@ -37,11 +37,12 @@ def _submitted(study):
     )
 
 
-def rated_segments(study):
-    """Every segment of every submitted main assignment, as RatedSegment rows (pseudonyms only).
+def rated_segments(study, submitted=None):
+    """Every segment of every submitted main assignment (or of the `submitted` assignments, e.g. an
+    LLM judge's model assignments), as RatedSegment rows (pseudonyms only; a judge keeps its key).
     An MQM row's score is its errors' weights summed; WeightMissing names an unweighted severity."""
     annotator_of = pseudonyms_of(study.pk)
-    submitted = _submitted(study)
+    submitted = _submitted(study) if submitted is None else submitted
     assignments = {
         pk: (worker, document, input_id or external_id, system)
         for pk, worker, document, input_id, external_id, system in submitted.values_list(

@@ -13,11 +13,14 @@ the readers the page, the task API and the report use, each with the protocol's 
 - `show_reference`: show each segment's reference translation (default false).
 - `source_spans` (MQM, ESA): let workers mark an omission in the source (default true).
 - `missing_marker` (MQM, ESA): offer the [missing] marker for an omission (default true).
+- `assistance` (MQM, ESA): {share, seed}: draw workers into a suggestion arm, whose assignments
+  start with a judge's errors, and a control arm (assistance/).
 """
 
 from reports.metrics.mqm import Weights
 from studies.config import ConfigProblem, flag, number, point_labels, simple, unknown, whole
 
+from .assistance.design import assistance_problems
 from .keys import DA, ESA, MQM
 
 MQM_SEVERITIES = ("Neutral", "Minor", "Major")
@@ -104,6 +107,7 @@ _SPANS = {
     "show_reference": simple(flag),
     "source_spans": simple(flag),
     "missing_marker": simple(flag),
+    "assistance": assistance_problems,  # ESA-AI / MQM-AI arms (assistance/)
 }
 OPTIONS = {
     MQM: {**_SPANS, "severities": severities_problems, "weights": weights_problems},

@@ -13,6 +13,8 @@ from accounts.policy import ModelRule
 from studies.protocols import Protocol
 
 from . import config, exports, publish, report, report_page, selectors, services
+from .assistance.design import arm_design
+from .assistance.prefill import suggestions_prefill
 from .keys import DA, ESA, MQM
 
 LABELS = {
@@ -29,6 +31,10 @@ class TranslationProtocol(Protocol):
             "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
         ),
         "translation.segmentscore": ModelRule("assignment__study", change="nobody"),
+        "translation.suggestederror": ModelRule(
+            "document__study", change="nobody", note="a judge's errors, copied by the suggestion source"
+        ),
+        "translation.suggestionprefill": ModelRule("assignment__study", change="nobody"),
     }
     researcher_models = ("translation.translationerror", "translation.segmentscore")
     task_urls = "protocols.translation.urls"
@@ -41,6 +47,7 @@ class TranslationProtocol(Protocol):
         self.config_options = config.OPTIONS[key]
 
     def page(self, request, assignment):
+        suggestions_prefill(assignment=assignment)
         return render(
             request,
             "translation/task.html",
@@ -52,7 +59,11 @@ class TranslationProtocol(Protocol):
         )
 
     def state(self, assignment):
+        suggestions_prefill(assignment=assignment)
         return selectors.translation_state(assignment)
+
+    def arm_design(self, study):
+        return arm_design(study) if study.protocol in (MQM, ESA) else None
 
     def missing(self, assignment):
         return services.translation_missing(assignment)

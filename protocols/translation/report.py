@@ -24,6 +24,7 @@ from reports.metrics.translation import (
 from studies.models import Segment
 
 from . import config
+from .assistance.report import assistance_for
 from .keys import DA, MQM, WITH_SPANS
 from .models import SegmentScore, TranslationError
 
@@ -173,6 +174,8 @@ def study_report(study, progress=None):
     result["score_agreement"] = score_agreement(rows)
     if protocol in WITH_SPANS:
         result["span_agreement"] = span_agreement(rows)
+        if (assistance := assistance_for(study, rated_segments)) is not None:
+            result["assistance"] = assistance
     if progress:
         progress(1.0)
     return result

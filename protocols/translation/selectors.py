@@ -21,7 +21,9 @@ def translation_task_urls(token):
 
 
 def error_data(error, segment_index):
+    suggested = {"suggested": True} if error.suggestion_id is not None else {}
     return {
+        **suggested,
         "client_id": error.client_id,
         "segment": segment_index,
         "side": error.side,

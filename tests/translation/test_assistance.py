@@ -93,6 +93,11 @@ def test_workers_are_drawn_into_arms_and_the_suggestion_arm_starts_with_the_judg
         suggested = [e for e in data["errors"] if e.get("suggested")]
         if assignment.arm == "control":
             assert data["errors"] == []
+            own = {"client_id": "own-1", "segment": 0, "side": "target", "start": 0, "end": 3, "severity": "Minor",
+                   "text": assignment.document.segments.get(index=0).text[:3]}  # fmt: skip
+            added = client.post(reverse("task-api-translation-errors", args=[assignment.token]), json.dumps(own),
+                                content_type="application/json")  # fmt: skip
+            assert added.status_code == 201 and b"suggest" not in added.content
             state = client.get(reverse("task-api-state", args=[assignment.token])).content
             # Nothing of the suggestions, not even the word, in the control arm's page or state.
             assert b"suggest" not in response.content.lower() and b"suggest" not in state.lower()

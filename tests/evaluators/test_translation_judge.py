@@ -6,12 +6,16 @@ study would not take from a person is kept in the run's result with the reason."
 import json
 
 import pytest
+import yaml
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from annotations.models import Assignment
+from bundles import BundleInvalid
+from bundles.services import study_import_bundle
 from evaluators.fake_llm import FakeChatServer, Reply
 from evaluators.models import Evaluator, EvaluatorResult
+from evaluators.review import ReviewRefused, review_study_create
 from evaluators.services import RunRefused, evaluator_run_request
 from protocols.translation.models import SegmentScore, TranslationError
 from protocols.translation.report import study_report
@@ -320,3 +324,48 @@ def test_a_malformed_predictions_file_names_each_line_and_loads_nothing(tmp_path
     assert "judge.jsonl:2: unknown document 'nope'" in message
     assert "judge.jsonl:3: document 'src-0-sysA' is already on line 1" in message
     assert not TranslationError.objects.exists() and not EvaluatorResult.objects.exists()
+
+
+def translation_bundle(directory, evaluators, files=None):
+    study = {
+        "slug": "esa-bundle", "title": "ESA with a judge", "protocol": "esa", "evaluators": evaluators,
+    }  # fmt: skip
+    documents = [{"id": "src-0-sysA", "input_id": "src-0", "system": "sysA", "segments": ["The dog barks."],
+                  "meta": {"sources": ["Der Hund bellt."]}}]  # fmt: skip
+    (directory / "study.yaml").write_text(yaml.safe_dump(study, sort_keys=False))
+    (directory / "documents.jsonl").write_text("\n".join(json.dumps(d) for d in documents) + "\n")
+    for name, text in (files or {}).items():
+        (directory / name).write_text(text)
+    return directory
+
+
+def test_a_translation_bundle_declares_its_judges_and_loads_their_output(tmp_path):
+    judgments = {"document": "src-0-sysA", "segments": [{"segment": 0, "errors": [], "score": 88}]}
+    directory = translation_bundle(
+        tmp_path,
+        [{"key": "gpt-judge", "kind": "llm", "base_url": "http://127.0.0.1:9/v1", "model": "m"},
+         {"key": "offline", "kind": "import", "predictions": "offline.jsonl"}],
+        {"offline.jsonl": json.dumps(judgments) + "\n"},
+    )  # fmt: skip
+    study = study_import_bundle(directory=directory).study
+    assert sorted(study.evaluators.values_list("key", flat=True)) == ["gpt-judge", "offline"]
+    assert SegmentScore.objects.get(assignment__worker__external_id="offline").score == 88
+
+
+def test_a_translation_bundle_refuses_a_detector(tmp_path):
+    directory = translation_bundle(
+        tmp_path,
+        [{"key": "repeats", "kind": "builtin", "detector": "repetition", "options": {"category": "X"}}],
+    )
+    with pytest.raises(BundleInvalid) as raised:
+        study_import_bundle(directory=directory)
+    assert "evaluators[1] (repeats): built-in detectors mark span studies" in str(raised.value.describe())
+
+
+def test_a_translation_judges_errors_are_not_sent_to_a_review_study(server, run_now):
+    study = make_translation_study("esa", systems=("sysA",), taxonomy=None)
+    server.add(Reply(answer(segment(1, err("dog", "Minor"), score=60))))
+    evaluator = judge(study, server)
+    run_now(evaluator=evaluator)
+    with pytest.raises(ReviewRefused, match="review studies are made of a span study's evaluators"):
+        review_study_create(evaluators=[evaluator], slug="esa-review")

@@ -73,6 +73,8 @@ def read_judgment(content):
         value = json.loads(text)
     except ValueError as error:
         raise MalformedAnswer(f"the answer is not JSON ({error})") from None
+    except RecursionError:
+        raise MalformedAnswer("the answer nests deeper than JSON can be read here") from None
     judgment = Judgment()
     if isinstance(value, list):
         value = {"segments": value} if any(_is_segment(entry) for entry in value) else {"errors": value}

@@ -115,7 +115,7 @@ def _placed(error, targets, sources, rules):
         return _kept(
             error, INVALID, f"segment {segment + 1} is not in the document ({len(targets)} segments)"
         )
-    side = SIDE_WORDS.get(error["side"].strip().lower() if isinstance(error["side"], str) else error["side"])
+    side = SIDE_WORDS.get((error["side"] or "").strip().lower())
     if category is not None and category.whole_segment:
         return _whole_segment(error, targets)
     if side is None:
@@ -130,8 +130,9 @@ def _placed(error, targets, sources, rules):
 def _type_problem(error):
     if not isinstance(error.get("severity"), str):
         return "'severity' must be text"
-    if error.get("span") is not None and not isinstance(error["span"], str):
-        return "'span' must be text"
+    for name in ("span", "side"):
+        if error.get(name) is not None and not isinstance(error[name], str):
+            return f"'{name}' must be text"
     for name in ("segment", "occurrence", "start", "end"):
         if error.get(name) is not None and not is_whole_number(error[name]):
             return f"'{name}' must be a whole number"

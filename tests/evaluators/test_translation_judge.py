@@ -369,3 +369,41 @@ def test_a_translation_judges_errors_are_not_sent_to_a_review_study(server, run_
     run_now(evaluator=evaluator)
     with pytest.raises(ReviewRefused, match="review studies are made of a span study's evaluators"):
         review_study_create(evaluators=[evaluator], slug="esa-review")
+
+
+def test_fields_of_the_wrong_type_are_named_per_error_and_the_others_stored(server, run_now):
+    study = make_translation_study("mqm", systems=("sysA", "sysB"))
+    odd = [
+        {"span": "dog", "side": ["target"], "category": "Accuracy/Mistranslation", "severity": "Minor"},
+        {"span": 7, "category": "Accuracy/Mistranslation", "severity": "Minor"},
+        {"span": "dog", "category": {"x": 1}, "severity": "Minor"},
+        {"span": "dog", "category": "Accuracy/Mistranslation", "severity": 3},
+        {"span": "dog", "category": "Accuracy/Mistranslation", "severity": "Minor", "occurrence": 0},
+        "not an error",
+        {"span": "dog", "side": "sideways", "category": "Accuracy/Mistranslation", "severity": "Minor"},
+        {"span": "dog", "category": "Accuracy/Mistranslation", "severity": "Minor"},
+    ]
+    server.add(
+        Reply(
+            json.dumps({"segments": [{"segment": 1, "errors": odd}, {"segment": "two", "errors": "none"}, 5]})
+        ),
+        Reply("[" * 100_000 + "]" * 100_000),
+    )
+    run = run_now(evaluator=judge(study, server))
+    result, deep = EvaluatorResult.objects.filter(run=run).order_by("document__position")
+    assert deep.status == "malformed" and "nests deeper" in deep.problem
+    problems = [(item["status"], item.get("problem")) for item in result.items]
+    assert problems == [
+        ("invalid", "'side' must be text"),
+        ("invalid", "'span' must be text"),
+        ("unknown_category", "category {'x': 1} is not in the study's taxonomy"),
+        ("invalid", "'severity' must be text"),
+        ("invalid", "'occurrence' counts from 1"),
+        ("invalid", "not an object"),
+        ("invalid", "side 'sideways' is not target, source or missing"),
+        ("found", None),
+        ("invalid", "'errors' is not a list"),
+        ("invalid", "a segment entry is not an object"),
+    ]
+    assert TranslationError.objects.filter(assignment__kind="model").count() == 1
+    assert run.status == "done"

@@ -3,6 +3,8 @@ runs table, for span and translation studies alike."""
 
 from statistics import quantiles
 
+from protocols.translation.keys import ESA, scheme
+
 from .answers import FOUND
 from .models import EvaluatorResult
 
@@ -45,7 +47,9 @@ def run_figures(study, key):
     }
     if figures["not_found_rate"] is None:
         figures["not_found_rate_reason"] = "the evaluator listed no error"
-    if study.protocol == "esa":  # a judge's segment scores: given, and stored (on the scale, once a segment)
+    if (
+        scheme(study.protocol) == ESA
+    ):  # a judge's segment scores: given, and stored (on the scale, once a segment)
         given = [entry for *_, scores in latest.values() for entry in scores]
         figures["scores_given"] = len(given)
         figures["scores_stored"] = sum(1 for entry in given if entry.get("status") == FOUND)

@@ -2,6 +2,7 @@
 
 from collections import Counter
 
+from protocols.translation.keys import ESA, scheme
 from studies.models import Segment
 
 from .answers import FOUND
@@ -53,7 +54,7 @@ def run_summary(run):
 def score_counts(run):
     """An ESA judge's run: (scores stored, {status: count} of those not stored, segments of the
     documents with a result); None for a run that gives no scores."""
-    if run.evaluator.study.protocol != "esa":
+    if scheme(run.evaluator.study.protocol) != ESA:
         return None
     stored, others, documents = 0, Counter(), []
     for document, scores in run.results.values_list("document_id", "scores"):

@@ -11,7 +11,7 @@ people's scale").
 """
 
 from protocols.translation import config
-from protocols.translation.keys import ESA, MISSING, MQM, REFERENCES, SOURCE, SOURCES, TARGET
+from protocols.translation.keys import ESA, MISSING, MQM, REFERENCES, SOURCE, SOURCES, TARGET, scheme
 from protocols.translation.models import SegmentScore, TranslationError
 
 from .. import prompts
@@ -45,7 +45,7 @@ SCALE_WORDS = (
 def judge_rules(study):
     """The study's rules for its people, as the judge keeps to them."""
     categories = None
-    if study.protocol == MQM:
+    if scheme(study.protocol) == MQM:
         categories = tuple(
             Category(c.key, c.label or c.key, c.whole_sentence)
             for c in study.taxonomy.categories.order_by("order", "key")
@@ -56,7 +56,7 @@ def judge_rules(study):
         source_spans=config.source_spans(study),
         missing_marker=config.missing_marker(study),
         cap=config.max_errors(study),
-        scale=config.scale(study) if study.protocol == ESA else None,
+        scale=config.scale(study) if scheme(study.protocol) == ESA else None,
     )
 
 
@@ -90,7 +90,7 @@ def judge_context(study, rules, document, targets, sources, references):
     return {
         "study": {"slug": study.slug, "title": study.title},
         "instructions": study.instructions,
-        "protocol": study.protocol,
+        "protocol": scheme(study.protocol),
         "source_lang": meta.get("source_lang", ""),
         "target_lang": meta.get("target_lang", ""),
         "categories": [
@@ -148,7 +148,7 @@ class TranslationMode:
         )  # fmt: skip
         return prompts.render_messages(
             self.evaluator.prompt_template, context,
-            default=prompts.default_template(TEMPLATES[self.study.protocol]), system=SYSTEM_MESSAGE,
+            default=prompts.default_template(TEMPLATES[scheme(self.study.protocol)]), system=SYSTEM_MESSAGE,
         )  # fmt: skip
 
     def schema(self):

@@ -10,7 +10,7 @@ reports/metrics/judge.py.
 
 from annotations.models import Assignment
 from protocols.translation.assistance import SUGGESTIONS
-from protocols.translation.keys import MQM
+from protocols.translation.keys import MQM, scheme
 from protocols.translation.report import SCORE_NAMES, rated_segments
 from reports.charts import grouped_bar_chart
 from reports.metrics.judge import judge_comparison
@@ -20,9 +20,9 @@ from ..run_figures import run_figures
 
 
 def _submitted(study, kind):
-    return Assignment.objects.filter(
-        study=study, kind=kind, status=Assignment.Status.SUBMITTED, document__isnull=False
-    )
+    # A person's assignment of a contrastive study is a block (no document of its own); the
+    # report's loader reads its documents from its items.
+    return Assignment.objects.filter(study=study, kind=kind, status=Assignment.Status.SUBMITTED)
 
 
 def translation_comparison_for(study):
@@ -32,10 +32,11 @@ def translation_comparison_for(study):
     if not keys:
         return None
     people = _submitted(study, Assignment.Kind.MAIN)
-    higher_is_better = study.protocol != MQM
+    higher_is_better = scheme(study.protocol) != MQM
     result = {
         "protocol": study.protocol,
-        "score_name": SCORE_NAMES[study.protocol],
+        "scheme": scheme(study.protocol),
+        "score_name": SCORE_NAMES[scheme(study.protocol)],
         "higher_is_better": higher_is_better,
         "evaluators": keys,
         "assisted_left_out": people.filter(arm=SUGGESTIONS).count(),
@@ -96,6 +97,7 @@ def translation_comparison_context(comparison):
     return {
         "translation": True,
         "protocol": comparison.get("protocol"),
+        "scheme": comparison.get("scheme", comparison.get("protocol")),
         "score_name": score_name,
         "direction": direction,
         "reason": comparison.get("reason", ""),

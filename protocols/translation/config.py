@@ -13,6 +13,10 @@ the readers the page, the task API and the report use, each with the protocol's 
 - `show_reference`: show each segment's reference translation (default false).
 - `source_spans` (MQM, ESA): let workers mark an omission in the source (default true).
 - `missing_marker` (MQM, ESA): offer the [missing] marker for an omission (default true).
+- `ranking`: {test, resamples, alpha} of the report's ranking: `permutation` (paired
+  approximate randomisation, the default), `wilcoxon` (signed-rank, paired) or `ranksum`
+  (one-sided Wilcoxon rank-sum, unpaired: WMT's DA practice when systems are rated on
+  different segments); 1,000 resamples and alpha 0.05 by default.
 - `assistance` (MQM, ESA): {share, seed}: draw workers into a suggestion arm, whose assignments
   start with a judge's errors, and a control arm (assistance/).
 """
@@ -21,7 +25,7 @@ from reports.metrics.mqm import Weights
 from studies.config import ConfigProblem, flag, number, point_labels, simple, unknown, whole
 
 from .assistance.design import assistance_problems
-from .keys import DA, ESA, MQM
+from .keys import CONTRASTIVE, DA, ESA, MQM, scheme
 
 MQM_SEVERITIES = ("Neutral", "Minor", "Major")
 ESA_SEVERITIES = ("Minor", "Major")
@@ -102,27 +106,56 @@ def warnings_problems(value, path):
     return problems
 
 
+RANKING_TESTS = ("permutation", "wilcoxon", "ranksum")
+
+
+def ranking_problems(value, path):
+    if not isinstance(value, dict):
+        return [ConfigProblem(path, "must be a mapping {test, resamples, alpha}")]
+    problems = unknown(value, ("test", "resamples", "alpha"), path)
+    if "test" in value and value["test"] not in RANKING_TESTS:
+        problems.append(ConfigProblem((*path, "test"), f"must be one of {', '.join(RANKING_TESTS)}"))
+    if "resamples" in value and (message := whole(value["resamples"], 100, 100_000)) is not None:
+        problems.append(ConfigProblem((*path, "resamples"), message))
+    if "alpha" in value and (message := number(value["alpha"], 0.0001, 0.2)) is not None:
+        problems.append(ConfigProblem((*path, "alpha"), message))
+    return problems
+
+
 _SPANS = {
     "max_errors_per_segment": simple(lambda v: whole(v, 1, 100)),
     "show_reference": simple(flag),
     "source_spans": simple(flag),
     "missing_marker": simple(flag),
-    "assistance": assistance_problems,  # ESA-AI / MQM-AI arms (assistance/)
 }
 OPTIONS = {
-    MQM: {**_SPANS, "severities": severities_problems, "weights": weights_problems},
-    ESA: {**_SPANS, "scale": scale_problems, "score_warnings": warnings_problems},
-    DA: {"scale": scale_problems, "show_reference": simple(flag)},
+    MQM: {
+        **_SPANS,
+        "severities": severities_problems,
+        "weights": weights_problems,
+        "ranking": ranking_problems,
+    },
+    ESA: {
+        **_SPANS,
+        "scale": scale_problems,
+        "score_warnings": warnings_problems,
+        "ranking": ranking_problems,
+    },
+    DA: {"scale": scale_problems, "show_reference": simple(flag), "ranking": ranking_problems},
 }
+OPTIONS.update({key: OPTIONS[base] for key, base in CONTRASTIVE.items()})
+# ESA-AI / MQM-AI arms (assistance/), drawn as a worker joins a document: not contrastive studies.
+OPTIONS[MQM] = {**OPTIONS[MQM], "assistance": assistance_problems}
+OPTIONS[ESA] = {**OPTIONS[ESA], "assistance": assistance_problems}
 
 
 # --- readers: each option with its default --------------------------------------------------
 
 
 def severities(study):
-    if study.protocol == ESA:
+    if scheme(study.protocol) == ESA:
         return list(ESA_SEVERITIES)
-    if study.protocol == MQM:
+    if scheme(study.protocol) == MQM:
         return [s.strip() for s in study.config.get("severities", MQM_SEVERITIES)]
     return []
 
@@ -138,7 +171,7 @@ def max_errors(study):
 
 def scale(study):
     """(min, max) of the segment score, or None for a protocol without one (MQM)."""
-    default = DEFAULT_SCALE[study.protocol]
+    default = DEFAULT_SCALE[scheme(study.protocol)]
     if default is None:
         return None
     value = study.config.get("scale") or {}
@@ -152,7 +185,7 @@ def scale_labels(study):
 
 def score_warnings(study):
     """(low, high) for ESA, else None."""
-    if study.protocol != ESA:
+    if scheme(study.protocol) != ESA:
         return None
     value = study.config.get("score_warnings") or {}
     return (value.get("low", DEFAULT_WARNINGS[0]), value.get("high", DEFAULT_WARNINGS[1]))
@@ -163,8 +196,18 @@ def show_reference(study):
 
 
 def source_spans(study):
-    return study.protocol in (MQM, ESA) and bool(study.config.get("source_spans", True))
+    return scheme(study.protocol) in (MQM, ESA) and bool(study.config.get("source_spans", True))
 
 
 def missing_marker(study):
-    return study.protocol in (MQM, ESA) and bool(study.config.get("missing_marker", True))
+    return scheme(study.protocol) in (MQM, ESA) and bool(study.config.get("missing_marker", True))
+
+
+def ranking_settings(study):
+    """Keyword arguments of reports.metrics.ranking.rank_systems from the study's `ranking`."""
+    value = study.config.get("ranking") or {}
+    return {
+        "test": value.get("test", "permutation"),
+        "resamples": value.get("resamples", 1000),
+        "alpha": value.get("alpha", 0.05),
+    }

@@ -50,8 +50,26 @@ def _errors_by_segment(study):
     return errors
 
 
+def _rated(study):
+    """(assignment row, document pk) of every translation a submitted assignment rated: its
+    document, or each of a contrastive block's, in the assignment's order."""
+    assignments = (
+        study.assignments.filter(status="submitted")
+        .order_by("id")
+        .values_list("id", "document_id", "items", "worker_id", "kind", "submitted_at", "active_seconds",
+                     "worker__platform", "worker__external_id")
+    )  # fmt: skip
+    for row in assignments.iterator(chunk_size=CHUNK):
+        if row[1] is not None:
+            yield row, row[1]
+        else:
+            for item in sorted(row[2] or [], key=lambda item: item["position"]):
+                yield row, item["document"]
+
+
 def translation_rows(study):
-    """One row per segment of each submitted assignment, by assignment and segment."""
+    """One row per segment of each translation a submitted assignment rated, by assignment,
+    translation and segment."""
     pseudonym = pseudonyms_of(study.pk)
     errors = _errors_by_segment(study)
     scores = {
@@ -60,20 +78,22 @@ def translation_rows(study):
             "assignment_id", "segment_id", "score"
         )
     }
-    segments_of = {}
-    assignments = (
-        study.assignments.filter(status="submitted", document__isnull=False)
-        .order_by("id")
-        .values_list("id", "document_id", "document__external_id", "document__input_id", "document__system",
-                     "worker_id", "kind", "submitted_at", "active_seconds", "worker__platform", "worker__external_id")
-    )  # fmt: skip
-    for (pk, document, external_id, input_id, system, worker, kind, submitted_at, seconds, platform,
-         worker_id) in assignments.iterator(chunk_size=CHUNK):  # fmt: skip
-        if document not in segments_of:  # a document's segments, read once for all its raters
-            segments_of[document] = list(
+    documents = {}
+    for (pk, _document, _items, worker, kind, submitted_at, seconds, platform, worker_id), document in _rated(
+        study
+    ):
+        if document not in documents:  # a document's segments, read once for all its raters
+            described = (
+                study.documents.filter(pk=document).values_list("external_id", "input_id", "system").first()
+            )
+            if described is None:
+                continue
+            segments = list(
                 Segment.objects.filter(document_id=document).order_by("index").values_list("id", "index")
             )
-        for segment, index in segments_of[document]:
+            documents[document] = (described, segments)
+        (external_id, input_id, system), segments = documents[document]
+        for segment, index in segments:
             score = scores.get((pk, segment))
             row = [study.slug, external_id, input_id, system, index, "" if score is None else score,
                    json.dumps(errors.get((pk, segment), []), ensure_ascii=False), pseudonym(worker), pk, kind,
@@ -82,9 +102,4 @@ def translation_rows(study):
 
 
 def translation_row_count(study):
-    return sum(
-        Segment.objects.filter(document_id=document).count()
-        for document in study.assignments.filter(status="submitted", document__isnull=False).values_list(
-            "document_id", flat=True
-        )
-    )
+    return sum(Segment.objects.filter(document_id=document).count() for _row, document in _rated(study))

@@ -17,3 +17,17 @@ SIDES = (TARGET, SOURCE, MISSING)
 # Document.meta keys of a translation document: per segment, its source and its reference.
 SOURCES = "sources"
 REFERENCES = "references"
+
+# Contrastive studies: every system's translation of one source document on one page, in an
+# order shuffled per worker and under neutral names (Translation 1, 2, ...). A block study:
+# a block is one source document (Document.block = input_id), an item one system's document.
+CONTRASTIVE = {"contrastive-mqm": MQM, "contrastive-esa": ESA, "contrastive-da": DA}
+
+
+def scheme(protocol):
+    """MQM, ESA or DA: how a study of `protocol` is judged and scored, contrastive or not."""
+    return CONTRASTIVE.get(protocol, protocol)
+
+
+def is_contrastive(protocol):
+    return protocol in CONTRASTIVE

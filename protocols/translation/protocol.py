@@ -10,22 +10,25 @@ One app serves the three keys, as the rating app serves Likert and BWS."""
 from django.shortcuts import render
 
 from accounts.policy import ModelRule
+from annotations.services.blocks import block_documents
 from studies.protocols import Protocol
 
 from . import config, exports, publish, report, report_page, selectors, services
 from .assistance.design import arm_design
 from .assistance.prefill import suggestions_prefill
-from .keys import DA, ESA, MQM
+from .keys import CONTRASTIVE, DA, ESA, MQM, is_contrastive, scheme
 
 LABELS = {
     MQM: "MQM (translation errors)",
     ESA: "ESA (error spans and a score)",
     DA: "DA / SQM (segment scores)",
+    "contrastive-mqm": "MQM, translations side by side",
+    "contrastive-esa": "ESA, translations side by side",
+    "contrastive-da": "DA / SQM, translations side by side",
 }
 
 
 class TranslationProtocol(Protocol):
-    works_on = "document"
     access_rules = {
         "translation.translationerror": ModelRule(
             "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
@@ -43,8 +46,11 @@ class TranslationProtocol(Protocol):
     def __init__(self, key):
         self.key = key
         self.label = LABELS[key]
-        self.needs_taxonomy = key == MQM
+        self.needs_taxonomy = scheme(key) == MQM
         self.config_options = config.OPTIONS[key]
+        # A contrastive study is a block study: a block is one source document (its documents'
+        # `block` is their input id), and a worker gets every system's translation of it.
+        self.works_on = "block" if is_contrastive(key) else "document"
 
     def page(self, request, assignment):
         suggestions_prefill(assignment=assignment)
@@ -63,10 +69,18 @@ class TranslationProtocol(Protocol):
         return selectors.translation_state(assignment)
 
     def arm_design(self, study):
+        # Arms are drawn as a worker joins a document; a contrastive study hands out blocks.
         return arm_design(study) if study.protocol in (MQM, ESA) else None
 
     def missing(self, assignment):
         return services.translation_missing(assignment)
+
+    def block_items(self, study, block, rng):
+        """Every system's translation of the block's source, in this worker's own order: the
+        page names them Translation 1, 2, ... and never by system."""
+        documents = [pk for pk, _input in block_documents(study, block)]
+        rng.shuffle(documents)
+        return [{"position": place, "document": pk} for place, pk in enumerate(documents)]
 
     def report(self, study, progress):
         return report.study_report(study, progress)
@@ -93,4 +107,4 @@ class TranslationProtocol(Protocol):
         return exports.TYPES
 
 
-PROTOCOLS = [TranslationProtocol(MQM), TranslationProtocol(ESA), TranslationProtocol(DA)]
+PROTOCOLS = [TranslationProtocol(key) for key in (MQM, ESA, DA, *CONTRASTIVE)]

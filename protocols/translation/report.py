@@ -25,7 +25,7 @@ from studies.models import Segment
 
 from . import config
 from .assistance.report import assistance_for
-from .keys import DA, MQM, WITH_SPANS
+from .keys import DA, MQM, WITH_SPANS, is_contrastive, scheme
 from .models import SegmentScore, TranslationError
 
 CHUNK = 20_000
@@ -34,8 +34,22 @@ SCORE_NAMES = {MQM: "MQM score", "esa": "ESA score", DA: "DA score"}
 
 def _submitted(study):
     return Assignment.objects.filter(
-        study=study, status=Assignment.Status.SUBMITTED, kind=Assignment.Kind.MAIN, document__isnull=False
+        study=study, status=Assignment.Status.SUBMITTED, kind=Assignment.Kind.MAIN
     )
+
+
+def rated_documents(submitted):
+    """(assignment pk, worker pk, document pk) of every translation the submitted assignments
+    rated: an assignment's document, or each document of a contrastive block."""
+    for pk, worker, document, items in submitted.values_list(
+        "id", "worker_id", "document_id", "items"
+    ).iterator(chunk_size=CHUNK):
+        if document is not None:
+            yield pk, worker, document
+        else:
+            for item in items or []:
+                if isinstance(item, dict) and "document" in item:
+                    yield pk, worker, item["document"]
 
 
 def rated_segments(study, submitted=None):
@@ -44,43 +58,50 @@ def rated_segments(study, submitted=None):
     An MQM row's score is its errors' weights summed; WeightMissing names an unweighted severity."""
     annotator_of = pseudonyms_of(study.pk)
     submitted = _submitted(study) if submitted is None else submitted
-    assignments = {
-        pk: (worker, document, input_id or external_id, system)
-        for pk, worker, document, input_id, external_id, system in submitted.values_list(
-            "id",
-            "worker_id",
-            "document_id",
-            "document__input_id",
-            "document__external_id",
-            "document__system",
-        ).iterator(chunk_size=CHUNK)
+    rated = list(rated_documents(submitted))
+    described = {
+        pk: (input_id or external_id, system)
+        for pk, input_id, external_id, system in study.documents.filter(pk__in={d for _, _, d in rated})
+        .values_list("id", "input_id", "external_id", "system")
+        .iterator(chunk_size=CHUNK)
     }
-    errors, categories = {}, {}
-    for assignment, index, side, start, end, label, severity in (
+    errors = {}
+    for assignment, document, index, side, start, end, label, severity in (
         TranslationError.objects.filter(assignment__in=submitted)
-        .values_list("assignment_id", "segment__index", "side", "start", "end", "category__label", "severity")
+        .values_list(
+            "assignment_id",
+            "segment__document_id",
+            "segment__index",
+            "side",
+            "start",
+            "end",
+            "category__label",
+            "severity",
+        )  # fmt: skip
         .iterator(chunk_size=CHUNK)
     ):
-        errors.setdefault((assignment, index), []).append(
+        errors.setdefault((assignment, document, index), []).append(
             MarkedError(side, start, end, label or "", severity)
         )
-        categories[label] = True
     scores = {
-        (assignment, index): score
-        for assignment, index, score in SegmentScore.objects.filter(assignment__in=submitted)
-        .values_list("assignment_id", "segment__index", "score")
+        (assignment, document, index): score
+        for assignment, document, index, score in SegmentScore.objects.filter(assignment__in=submitted)
+        .values_list("assignment_id", "segment__document_id", "segment__index", "score")
         .iterator(chunk_size=CHUNK)
     }
-    segment_counts = dict(_segment_counts({a[1] for a in assignments.values()}))
-    weights = config.weights(study) if study.protocol == MQM else None
+    segment_counts = dict(_segment_counts({d for _, _, d in rated}))
+    weights = config.weights(study) if scheme(study.protocol) == MQM else None
     rows = []
-    for pk, (worker, document, input_id, system) in assignments.items():
+    for pk, worker, document in rated:
+        if document not in described:
+            continue
+        input_id, system = described[document]
         for index in range(segment_counts.get(document, 0)):
-            marked = tuple(errors.get((pk, index), ()))
+            marked = tuple(errors.get((pk, document, index), ()))
             if weights is not None:
                 score = sum(weights.weight(e.category, e.severity) for e in marked)
             else:
-                score = scores.get((pk, index))
+                score = scores.get((pk, document, index))
             rows.append(
                 RatedSegment(system or "(no system)", input_id, index, annotator_of(worker), score, marked)
             )
@@ -121,18 +142,19 @@ def _category_points(rows, weights):
 
 
 def study_report(study, progress=None):
-    protocol = study.protocol
+    protocol = scheme(study.protocol)
     try:
         rows = rated_segments(study)
     except WeightMissing as missing:
-        return {"protocol": protocol, "segments_rated": 0, "reason": f"the study's MQM weights: {missing}"}
+        return {"scheme": protocol, "segments_rated": 0, "reason": f"the study's MQM weights: {missing}"}
     if progress:
         progress(0.5)
     scored = [row for row in rows if row.score is not None]
     higher_is_better = protocol != MQM
     systems = sorted({row.system for row in rows})
     result = {
-        "protocol": protocol,
+        "scheme": protocol,
+        "contrastive": is_contrastive(study.protocol),
         "score_name": SCORE_NAMES[protocol],
         "higher_is_better": higher_is_better,
         "segments_rated": len(rows),
@@ -163,11 +185,14 @@ def study_report(study, progress=None):
         for entry in result["systems"]:
             entry["categories"] = points.get(entry["system"], {})
     items = [(row.system, (row.document, row.segment), row.score) for row in scored]
-    result["ranking"] = rank_systems(item_means(items, systems), higher_is_better=higher_is_better)
+    settings = config.ranking_settings(study)
+    result["ranking"] = rank_systems(
+        item_means(items, systems), higher_is_better=higher_is_better, **settings
+    )
     quads = [(row.system, (row.document, row.segment), row.rater, row.score) for row in scored]
     if protocol == DA:
         z = [(s, i, score) for s, i, _, score in z_normalised(quads)]
-        result["ranking_z"] = rank_systems(item_means(z, systems), higher_is_better=True)
+        result["ranking_z"] = rank_systems(item_means(z, systems), higher_is_better=True, **settings)
     result["ranking"]["stability"] = rank_stability(quads)
     if protocol == DA:
         result["ranking_z"]["stability"] = rank_stability(z_normalised(quads))

@@ -7,12 +7,12 @@ from .keys import DA, MQM
 
 
 def score_label(result):
-    return {MQM: "MQM score", DA: "DA score"}.get(result.get("protocol"), "ESA score")
+    return {MQM: "MQM score", DA: "DA score"}.get(result.get("scheme"), "ESA score")
 
 
 def _agreement_rows(result):
     agreement = result.get("score_agreement") or {}
-    what = "MQM scores" if result.get("protocol") == MQM else "segment scores"
+    what = "MQM scores" if result.get("scheme") == MQM else "segment scores"
     rows = [
         (f"Krippendorff's α (interval) of the {what}, over the {agreement.get('units', 0)} segments "
          "rated by two or more raters", agreement.get("alpha"), agreement.get("alpha_reason") or agreement.get("reason", "")),
@@ -75,7 +75,7 @@ def translation_report_context(result):
     categories = sorted({c for row in systems for c in (row.get("categories") or {})})
     return {
         "empty": result.get("reason", "") if not result.get("segments_rated") else "",
-        "protocol": result.get("protocol"),
+        "scheme": result.get("scheme"),
         "score_label": label,
         "direction": "higher is better" if result.get("higher_is_better") else "lower is better",
         "segments_rated": result.get("segments_rated"),

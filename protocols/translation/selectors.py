@@ -7,8 +7,8 @@ from django.urls import reverse
 from annotations.selectors import completion_data, task_urls
 
 from . import config
-from .keys import REFERENCES, SOURCES, WITH_SCORES, WITH_SPANS
-from .services import score_warning
+from .keys import MQM, REFERENCES, SOURCES, WITH_SCORES, WITH_SPANS, is_contrastive, scheme
+from .services import outputs, score_warning
 
 
 def translation_task_urls(token):
@@ -20,11 +20,14 @@ def translation_task_urls(token):
     }
 
 
-def error_data(error, segment_index):
+def error_data(error, segment_index, output=0):
+    # Only a judge's error pre-filled for the suggestion arm says so (assistance/): the control
+    # arm's data never holds the key.
     suggested = {"suggested": True} if error.suggestion_id is not None else {}
     return {
         **suggested,
         "client_id": error.client_id,
+        "output": output,
         "segment": segment_index,
         "side": error.side,
         "start": error.start,
@@ -36,30 +39,40 @@ def error_data(error, segment_index):
     }
 
 
+def score_key(assignment, output, index):
+    """The key of a segment's score in the page's state: its index, or "output:index" on a
+    contrastive page (several translations of each segment)."""
+    return f"{output}:{index}" if is_contrastive(assignment.study.protocol) else str(index)
+
+
 def translation_state(assignment):
     """The part of the page's data that changes as the worker works (GET state)."""
     study = assignment.study
+    place = {document: position for position, document in enumerate(outputs(assignment))}
     errors = [
-        error_data(e, e.segment.index)
+        error_data(e, e.segment.index, place.get(e.segment.document_id, 0))
         for e in assignment.translation_errors.select_related("segment", "category").order_by(
             "segment__index", "side", "start", "id"
         )
     ]
-    scores = {s.segment.index: s.score for s in assignment.segment_scores.select_related("segment")}
+    scores = {
+        (place.get(s.segment.document_id, 0), s.segment.index): s.score
+        for s in assignment.segment_scores.select_related("segment")
+    }
     severities_by_segment = {}
     for e in errors:
-        severities_by_segment.setdefault(e["segment"], []).append(e["severity"])
+        severities_by_segment.setdefault((e["output"], e["segment"]), []).append(e["severity"])
     return {
         "status": assignment.status,
         "current_segment": assignment.current_segment,
         "furthest_segment": max([assignment.current_segment, *assignment.segments_visited]),
         "active_seconds": assignment.active_seconds,
         "errors": errors,
-        "scores": {str(index): score for index, score in sorted(scores.items())},
+        "scores": {score_key(assignment, *key): score for key, score in sorted(scores.items())},
         "warnings": {
-            str(index): warning
-            for index, score in scores.items()
-            if (warning := score_warning(study, score, severities_by_segment.get(index, [])))
+            score_key(assignment, *key): warning
+            for key, score in scores.items()
+            if (warning := score_warning(study, score, severities_by_segment.get(key, [])))
         },
         "completion": completion_data(assignment),
     }
@@ -72,28 +85,54 @@ def _aligned(meta, key, count):
     return [v if isinstance(v, str) else "" for v in values[:count]] + [""] * max(0, count - len(values))
 
 
-def translation_page_data(assignment):
-    """Everything the page starts from, for json_script (never raw HTML)."""
-    study = assignment.study
-    document = assignment.document
+def _document_segments(document, study):
     segments = list(document.segments.order_by("index").only("index", "text"))
     sources = _aligned(document.meta, SOURCES, len(segments))
     references = _aligned(document.meta, REFERENCES, len(segments)) if config.show_reference(study) else None
+    return segments, sources, references
+
+
+def translation_page_data(assignment):
+    """Everything the page starts from, for json_script (never raw HTML). A contrastive page
+    lists its translations as `outputs` under neutral names, and each segment's `targets` in
+    the worker's order; it never names a system or a document."""
+    study = assignment.study
+    contrastive = is_contrastive(study.protocol)
+    documents = {d.pk: d for d in study.documents.filter(pk__in=outputs(assignment))}
+    ordered = [documents[pk] for pk in outputs(assignment) if pk in documents]
+    first = ordered[0]
+    segments, sources, references = _document_segments(first, study)
+    count = min(d.segments.count() for d in ordered)
+    if contrastive:
+        texts = [dict(d.segments.order_by("index").values_list("index", "text")) for d in ordered]
+        rows = [
+            {"index": s.index, "source": sources[i], "targets": [by_index.get(s.index, "") for by_index in texts],
+             **({"reference": references[i]} if references is not None else {})}
+            for i, s in enumerate(segments[:count])
+        ]  # fmt: skip
+    else:
+        rows = [
+            {"index": s.index, "source": sources[i], "target": s.text,
+             **({"reference": references[i]} if references is not None else {})}
+            for i, s in enumerate(segments)
+        ]  # fmt: skip
     categories = (
         study.taxonomy.categories.order_by("order", "key")
-        if study.protocol == "mqm" and study.taxonomy_id
+        if scheme(study.protocol) == MQM and study.taxonomy_id
         else []
     )
     scale = config.scale(study)
     warnings = config.score_warnings(study)
+    meta = first.meta or {}
     return {
         "token": assignment.token,
         "protocol": study.protocol,
+        "scheme": scheme(study.protocol),
         "api": translation_task_urls(assignment.token),
         "study": {
             "title": study.title,
-            "marks_errors": study.protocol in WITH_SPANS,
-            "scores": study.protocol in WITH_SCORES,
+            "marks_errors": scheme(study.protocol) in WITH_SPANS,
+            "scores": scheme(study.protocol) in WITH_SCORES,
             "severities": config.severities(study),
             "scale": {"min": scale[0], "max": scale[1], "labels": config.scale_labels(study)}
             if scale
@@ -103,21 +142,19 @@ def translation_page_data(assignment):
             "missing_marker": config.missing_marker(study),
             "max_errors_per_segment": config.max_errors(study),
             "show_reference": references is not None,
+            "contrastive": contrastive,
         },
         "document": {
-            "id": document.external_id,
-            "source_lang": (document.meta or {}).get("source_lang", ""),
-            "target_lang": (document.meta or {}).get("target_lang", ""),
+            **({} if contrastive else {"id": first.external_id}),
+            "source_lang": meta.get("source_lang", ""),
+            "target_lang": meta.get("target_lang", ""),
         },
-        "segments": [
-            {
-                "index": s.index,
-                "source": sources[i],
-                "target": s.text,
-                **({"reference": references[i]} if references is not None else {}),
-            }
-            for i, s in enumerate(segments)
-        ],
+        **(
+            {"outputs": [{"position": n, "label": f"Translation {n + 1}"} for n in range(len(ordered))]}
+            if contrastive
+            else {}
+        ),
+        "segments": rows,
         "categories": [
             {
                 "key": c.key,

@@ -13,12 +13,24 @@ from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
 from . import config
-from .keys import MISSING, MQM, SIDES, SOURCE, SOURCES, TARGET, WITH_SCORES, WITH_SPANS
+from .keys import MISSING, MQM, SIDES, SOURCE, SOURCES, TARGET, WITH_SCORES, WITH_SPANS, scheme
 from .models import SegmentScore, TranslationError
 
 MAX_COMMENT = 2000
 MAX_VISITS_KEPT = 5000
-ERROR_FIELDS = ("client_id", "segment", "side", "start", "end", "text", "category", "severity", "comment")
+ERROR_FIELDS = (
+    "client_id",
+    "output",
+    "segment",
+    "side",
+    "start",
+    "end",
+    "text",
+    "category",
+    "severity",
+    "comment",
+)
+SCORE_FIELDS = ("output", "segment", "score")
 
 
 def segment_source(document, index):
@@ -29,10 +41,37 @@ def segment_source(document, index):
     return ""
 
 
-def _reachable_segment(assignment, index):
+def outputs(assignment):
+    """The pks of the translations on the assignment's page, in the worker's order: its one
+    document, or (a contrastive block) every system's document of the source, shuffled."""
+    if assignment.document_id is not None:
+        return [assignment.document_id]
+    return [item["document"] for item in sorted(assignment.items or [], key=lambda item: item["position"])]
+
+
+def _output(assignment, value):
+    """The document pk of output `value` (its place on the page; none for a one-translation page)."""
+    documents = outputs(assignment)
+    if assignment.document_id is not None:
+        if value not in (None, 0):
+            raise TaskInputError("this page shows one translation: leave 'output' out")
+        return documents[0]
+    if not is_whole_number(value) or not 0 <= value < len(documents):
+        raise TaskInputError(f"output {value!r} is not on this page (0 to {len(documents) - 1})")
+    return documents[value]
+
+
+def segment_count(assignment):
+    """How many segments the page has: the fewest of its translations' (they translate one source)."""
+    documents = outputs(assignment)
+    counts = [Segment.objects.filter(document_id=document).count() for document in documents]
+    return min(counts) if counts else 0
+
+
+def _reachable_segment(assignment, document, index):
     if not is_whole_number(index):
         raise TaskInputError(f"segment {index!r} is not in this document")
-    segment = Segment.objects.filter(document_id=assignment.document_id, index=index).first()
+    segment = Segment.objects.filter(document_id=document, index=index).select_related("document").first()
     if segment is None:
         raise TaskInputError(f"segment {index!r} is not in this document")
     if index > furthest_segment(assignment):
@@ -51,7 +90,7 @@ def _severity(study, value):
 
 
 def _category(study, value):
-    if study.protocol != MQM:
+    if scheme(study.protocol) != MQM:
         if value not in (None, ""):
             raise TaskInputError("an ESA error has a severity only, no category")
         return None
@@ -107,9 +146,9 @@ def error_add(*, assignment, data):
     if stored is not None:
         return stored, False
     study = assignment.study
-    if study.protocol not in WITH_SPANS:
+    if scheme(study.protocol) not in WITH_SPANS:
         raise TaskInputError("this study scores segments and marks no errors")
-    segment = _reachable_segment(assignment, data.get("segment"))
+    segment = _reachable_segment(assignment, _output(assignment, data.get("output")), data.get("segment"))
     category = _category(study, data.get("category"))
     severity = _severity(study, data.get("severity"))
     side, start, end, text = _placed(study, segment, data, category)
@@ -146,14 +185,15 @@ def _score_value(study, value):
 
 @transaction.atomic
 def score_save(*, assignment, data):
-    """Store (or change) the worker's score of one segment: {"segment": index, "score": number}."""
-    if not isinstance(data, dict) or set(data) - {"segment", "score"}:
-        raise TaskInputError('send {"segment": index, "score": number}')
+    """Store (or change) the worker's score of one segment: {"segment": index, "score": number},
+    and on a contrastive page {"output": its place} too."""
+    if not isinstance(data, dict) or set(data) - set(SCORE_FIELDS):
+        raise TaskInputError('send {"segment": index, "score": number} (and "output" on a page of several)')
     assignment = locked_open(assignment)
     study = assignment.study
-    if study.protocol not in WITH_SCORES:
+    if scheme(study.protocol) not in WITH_SCORES:
         raise TaskInputError("this study marks errors and gives no segment score")
-    segment = _reachable_segment(assignment, data.get("segment"))
+    segment = _reachable_segment(assignment, _output(assignment, data.get("output")), data.get("segment"))
     score = _score_value(study, data.get("score"))
     saved, _ = SegmentScore.objects.update_or_create(
         assignment=assignment, segment=segment, defaults={"score": score}
@@ -167,15 +207,16 @@ def assignment_move(*, assignment, segment):
     """Go to segment `segment`: back to any seen one, or on to the next. An ESA or DA segment
     is scored before the next one opens."""
     assignment = locked_open(assignment)
-    count = Segment.objects.filter(document_id=assignment.document_id).count()
+    count = segment_count(assignment)
     if not is_whole_number(segment) or not 0 <= segment < count:
         raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
     if segment > furthest_segment(assignment) + 1:
         raise TaskInputError("segments are done in order: finish the current one first")
     if (
         segment > assignment.current_segment
-        and assignment.study.protocol in WITH_SCORES
-        and not assignment.segment_scores.filter(segment__index=assignment.current_segment).exists()
+        and scheme(assignment.study.protocol) in WITH_SCORES
+        and assignment.segment_scores.filter(segment__index=assignment.current_segment).count()
+        < len(outputs(assignment))
     ):
         raise TaskInputError("score this segment before going on")
     if not assignment.segments_visited:
@@ -189,13 +230,14 @@ def assignment_move(*, assignment, segment):
 
 def translation_missing(assignment):
     """Why the assignment cannot be submitted yet, or ""."""
-    count = Segment.objects.filter(document_id=assignment.document_id).count()
+    count = segment_count(assignment)
     if furthest_segment(assignment) < count - 1:
         return "read every segment before submitting"
-    if assignment.study.protocol in WITH_SCORES:
-        scored = assignment.segment_scores.count()
-        if scored < count:
-            return f"score every segment before submitting ({count - scored} left)"
+    if scheme(assignment.study.protocol) in WITH_SCORES:
+        needed = count * len(outputs(assignment))
+        scored = assignment.segment_scores.filter(segment__index__lt=count).count()
+        if scored < needed:
+            return f"score every segment before submitting ({needed - scored} left)"
     return ""
 
 

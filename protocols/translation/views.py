@@ -4,14 +4,19 @@ from django.http import JsonResponse
 
 from annotations.views.api import task_api
 
-from .selectors import error_data, translation_state
-from .services import assignment_move, error_add, error_remove, score_save
+from .selectors import error_data, score_key, translation_state
+from .services import assignment_move, error_add, error_remove, outputs, score_save
+
+
+def _output_of(assignment, document_id):
+    return outputs(assignment).index(document_id) if assignment.document_id is None else 0
 
 
 @task_api("POST")
 def errors(request, assignment, body):
     error, created = error_add(assignment=assignment, data=body)
-    return JsonResponse(error_data(error, error.segment.index), status=201 if created else 200)
+    output = _output_of(assignment, error.segment.document_id)
+    return JsonResponse(error_data(error, error.segment.index, output), status=201 if created else 200)
 
 
 @task_api("DELETE")
@@ -24,8 +29,11 @@ def error(request, assignment, body, client_id):
 def scores(request, assignment, body):
     saved = score_save(assignment=assignment, data=body)
     index = saved.segment.index
-    warning = translation_state(saved.assignment)["warnings"].get(str(index), "")
-    return JsonResponse({"segment": index, "score": saved.score, "warning": warning})
+    output = _output_of(saved.assignment, saved.segment.document_id)
+    warning = translation_state(saved.assignment)["warnings"].get(
+        score_key(saved.assignment, output, index), ""
+    )
+    return JsonResponse({"output": output, "segment": index, "score": saved.score, "warning": warning})
 
 
 @task_api("POST")

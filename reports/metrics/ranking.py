@@ -9,7 +9,9 @@ significance"):
   replacement; the same draws for every system, so the intervals are comparable);
 - a two-sided test for every pair of systems over the items both were scored on:
   paired approximate randomisation (each item's two scores swapped with probability
-  1/2; p = (hits + 1) / (R + 1)) or the Wilcoxon signed-rank test;
+  1/2; p = (hits + 1) / (R + 1)) or the Wilcoxon signed-rank test; or, for systems
+  scored on different items (WMT's DA campaigns), the unpaired one-sided Wilcoxon
+  rank-sum (Mann-Whitney U) test of the better system's item scores against the worse's;
 - WMT-style clusters: a boundary between ranks k and k+1 when every system at or above
   k is significantly better than every system at or below k+1.
 
@@ -26,7 +28,8 @@ from scipy import stats
 
 PERMUTATION = "paired approximate randomisation"
 WILCOXON = "Wilcoxon signed-rank"
-TESTS = {"permutation": PERMUTATION, "wilcoxon": WILCOXON}
+RANK_SUM = "one-sided Wilcoxon rank-sum (unpaired)"
+TESTS = {"permutation": PERMUTATION, "wilcoxon": WILCOXON, "ranksum": RANK_SUM}
 
 # Resamples drawn at once: a chunk x items matrix of float64 (8 MB at 100 x 10,000 items).
 CHUNK = 100
@@ -165,6 +168,30 @@ def wilcoxon_p_values(differences, shared):
     return np.asarray(p_values)
 
 
+def rank_sum_p_values(table, pairs, sign):
+    """One-sided p of the Wilcoxon rank-sum (Mann-Whitney U) test per (better, worse) pair:
+    that the first system's item scores are stochastically better (greater when `sign` is 1,
+    smaller when -1) than the second's. Unpaired: each system's own items, shared or not.
+    The normal approximation with tie and continuity corrections (R's wilcox.test at these
+    sizes); a pair where either system has no item has p = 1."""
+    p_values = []
+    for first, second in pairs:
+        a = sign * table.scores[table.rated[:, first], first]
+        b = sign * table.scores[table.rated[:, second], second]
+        if a.size == 0 or b.size == 0 or np.ptp(np.concatenate([a, b])) == 0:
+            p_values.append(1.0)
+        else:
+            test = stats.mannwhitneyu(a, b, alternative="greater", method="asymptotic", use_continuity=True)
+            p_values.append(float(test.pvalue))
+    return np.asarray(p_values)
+
+
+def _unpaired_differences(table, pairs):
+    """Per pair, the difference of the two systems' means over their own items."""
+    means, _ = table.means()
+    return [float(means[first] - means[second]) for first, second in pairs]
+
+
 def clusters(order, better):
     """Cluster numbers (1 = best) for systems listed best first.
 
@@ -200,11 +227,17 @@ def rank_systems(
     differences, shared = paired_differences(table, pairs)
     if test == "permutation":
         p_values = randomisation_p_values(differences, resamples=resamples, seed=seed)
-    else:
+    elif test == "wilcoxon":
         p_values = wilcoxon_p_values(differences, shared)
+    else:
+        p_values = rank_sum_p_values(table, pairs, sign)
+        unpaired = _unpaired_differences(table, pairs)
     pair_rows, significant = [], set()
     for column, ((first, second), p, n) in enumerate(zip(pairs, p_values, shared, strict=True)):
-        difference = float(differences[:, column].sum() / n) if n else None
+        if test == "ranksum":
+            difference, n = unpaired[column], int(counts[first] + counts[second])
+        else:
+            difference = float(differences[:, column].sum() / n) if n else None
         is_significant = bool(n and p < alpha and sign * (difference or 0.0) > 0)
         if is_significant:
             significant.add((first, second))

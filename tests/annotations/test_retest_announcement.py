@@ -66,7 +66,7 @@ def test_a_study_that_announces_the_retest_gives_its_date_and_link(client, tmp_p
         (
             {"announce_retest": True},
             "span",
-            "config.announce_retest: is for likert, bws and pairwise studies, not span",
+            "config.announce_retest: is for likert, bws, pairwise, contrastive-mqm, contrastive-esa and contrastive-da studies, not span",
         ),
     ],
 )

@@ -35,7 +35,7 @@ def test_the_documented_options_pass():
         ({"strength": {"max": 6}}, "config.strength.max: must be a whole number from 2 to 5"),
         ({"strength": {"max": 2, "labels": {3: "very"}}}, "config.strength.labels: 3 is not a point of the scale"),
         ({"question": ["?"]}, "config.question: must be a text"),
-        ({"scale": {"min": 1, "max": 5}}, "config.scale: is for likert studies, not pairwise"),
+        ({"scale": {"min": 1, "max": 5}}, "config.scale: is for likert, esa, da, contrastive-esa and contrastive-da studies, not pairwise"),
         ({"ties": True}, "config: unknown option 'ties'"),
     ],
 )  # fmt: skip

@@ -89,7 +89,11 @@ def test_a_study_imported_with_a_good_release_time_can_be_joined(tmp_path):
         ({"tuple_size": 20}, "bws", "config.tuple_size: must be a whole number from 2 to 9"),
         ({"questions": []}, "review", "config.questions: 'questions' must be a non-empty list"),
         # Protocol fit: an option of another protocol would be ignored silently.
-        ({"scale": {"min": 1, "max": 5}}, "span", "config.scale: is for likert studies, not span"),
+        (
+            {"scale": {"min": 1, "max": 5}},
+            "span",
+            "config.scale: is for likert, esa, da, contrastive-esa and contrastive-da studies, not span",
+        ),
         ({"attention_every": 3}, "likert", "config.attention_every: is for span studies, not likert"),
         ({"questions": [{"key": "a", "kind": "text"}]}, "span", "config.questions: is for review studies"),
         # Unknown options are refused, with the ones the protocol reads.

@@ -15,7 +15,8 @@ def make_translation_study(protocol="mqm", *, systems=("sysA", "sysB"), document
     """A study of `protocol` whose documents are each system's translation of `documents` source
     documents (input ids src-0, src-1, ...), three segments each, sources in Document.meta."""
     study = StudyFactory(protocol=protocol, config=config or {}, **fields)
-    if protocol == "mqm":
+    contrastive = protocol.startswith("contrastive-")
+    if protocol in ("mqm", "contrastive-mqm"):
         taxonomy = study.taxonomy
         CategoryFactory(taxonomy=taxonomy, key="Mistranslation", label="Accuracy/Mistranslation", group="accuracy",
                         shortcut="m")  # fmt: skip
@@ -32,6 +33,7 @@ def make_translation_study(protocol="mqm", *, systems=("sysA", "sysB"), document
             document = Document.objects.create(
                 study=study, external_id=f"src-{d}-{system}", input_id=f"src-{d}", system=system,
                 meta={"sources": SOURCES, "references": TARGETS["sysA"]}, position=position,
+                block=f"src-{d}" if contrastive else "",
             )  # fmt: skip
             position += 1
             for index, text in enumerate(TARGETS[system]):

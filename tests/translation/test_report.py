@@ -119,3 +119,16 @@ def test_score_agreement_needs_two_raters_on_a_segment():
     rows = [RatedSegment("s", "d", i, "r1", float(i), ()) for i in range(3)]
     result = score_agreement(rows)
     assert result["alpha"] is None and "two raters" in result["reason"]
+
+
+def test_the_study_chooses_the_ranking_test_and_the_report_names_it(db):
+    study = make_translation_study(
+        "da", taxonomy=None, config={"ranking": {"test": "ranksum", "alpha": 0.01}}
+    )
+    for system, value in (("sysA", 90), ("sysB", 40)):
+        assignment = submitted(study, system, WorkerFactory())
+        for segment in assignment.document.segments.all():
+            SegmentScore.objects.create(assignment=assignment, segment=segment, score=value + segment.index)
+    report = study_report(study)
+    assert report["ranking"]["test"] == "one-sided Wilcoxon rank-sum (unpaired)"
+    assert report["ranking"]["alpha"] == 0.01

@@ -23,7 +23,7 @@ from reports.metrics.mqm import (
     severity_counts,
     system_scores,
 )
-from reports.metrics.ranking import item_means, rank_stability, rank_systems
+from reports.metrics.ranking import TESTS, item_means, rank_stability, rank_systems
 
 SCORE_LABEL = "MQM (error points per segment)"
 
@@ -36,7 +36,7 @@ class Command(BaseCommand):
             "file", help="An MQM TSV file (.tsv or .tsv.gz) as public MQM releases give them."
         )
         parser.add_argument("--weights", help="A YAML or JSON file of weights (docs/translation-studies.md).")
-        parser.add_argument("--test", choices=["permutation", "wilcoxon"], default="permutation")
+        parser.add_argument("--test", choices=list(TESTS), default="permutation")
         parser.add_argument("--resamples", type=int, default=1000)
         parser.add_argument("--alpha", type=float, default=0.05)
         parser.add_argument("--seed", type=int, default=0)

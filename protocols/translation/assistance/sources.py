@@ -10,7 +10,7 @@ from studies.models import Segment
 from studies.spans import span_error
 
 from .. import config
-from ..keys import MISSING, MQM, SIDES, TARGET
+from ..keys import MISSING, MQM, SIDES, TARGET, is_contrastive, scheme
 from ..models import SuggestedError, SuggestionPrefill
 from ..services import segment_source
 
@@ -36,6 +36,8 @@ class Suggestion:
 @transaction.atomic
 def suggested_errors_replace(*, study, errors, source):
     """Make `errors` (Suggestion) the study's suggestions; returns how many were stored."""
+    if is_contrastive(study.protocol):
+        raise SuggestionsRefused("a contrastive study draws no arms: suggestions are for MQM and ESA studies")
     if SuggestionPrefill.objects.filter(assignment__study=study).exists():
         raise SuggestionsRefused(
             "workers have received this study's suggestions already: they can no longer be replaced"
@@ -57,7 +59,7 @@ def suggested_errors_replace(*, study, errors, source):
             )
         if error.severity not in severities:
             raise SuggestionsRefused(f"severity {error.severity!r} is not one of {', '.join(severities)}")
-        if study.protocol == MQM and error.category not in categories:
+        if scheme(study.protocol) == MQM and error.category not in categories:
             raise SuggestionsRefused(f"category {error.category!r} is not in the study's taxonomy")
         text = _checked_text(segment, error)
         positions[error.document_id] = positions.get(error.document_id, 0) + 1
@@ -70,7 +72,7 @@ def suggested_errors_replace(*, study, errors, source):
                 start=error.start,
                 end=error.end,
                 text=text,
-                category_id=categories.get(error.category) if study.protocol == MQM else None,
+                category_id=categories.get(error.category) if scheme(study.protocol) == MQM else None,
                 severity=error.severity,
                 source=source[:200],
             )  # fmt: skip

@@ -51,12 +51,18 @@ def span_figures(categories, tallies):
 
 
 def error_rates(documents):
-    """``{system: {input: error spans per 100 tokens}}`` from the per-document tallies: a
-    document's spans over all its main annotations per 100 of the tokens they read."""
-    by_system = {}
+    """``{system: {input: error spans per 100 tokens}}`` from the per-document tallies: the
+    spans over all the main annotations of the system's documents of that input, per 100 of
+    the tokens they read (a system with two documents for one input is pooled, not overwritten)."""
+    pooled = {}
     for system, input_id, spans, read in documents.values():
-        by_system.setdefault(system, {})[input_id] = 100.0 * spans / read
-    return by_system
+        totals = pooled.setdefault(system, {}).setdefault(input_id, [0, 0])
+        totals[0] += spans
+        totals[1] += read
+    return {
+        system: {input_id: 100.0 * spans / read for input_id, (spans, read) in by_input.items() if read}
+        for system, by_input in pooled.items()
+    }
 
 
 def _agreement(categories, tallies, unpaired_reason):

@@ -174,3 +174,25 @@ def test_the_report_page_shows_the_comparison_escaped(mqm_study, mqm_judged, res
     assert "MQM score per system: the people and &lt;b&gt;judge&lt;/b&gt;" in page
     assert "<b>judge</b>" not in page
     assert 'id="evaluator-table"' not in page  # the span study's table is not shown
+
+
+def test_a_contrastive_studys_people_work_in_blocks_and_the_judge_still_compares(
+    django_capture_on_commit_callbacks,
+):
+    study = make_translation_study("contrastive-esa", systems=("sysA", "sysB", "sysC"), taxonomy=None)
+    documents = {d.system: d for d in study.documents.all()}
+    given = {"sysA": 90, "sysB": 60, "sysC": 20}
+    for person in (WorkerFactory(), WorkerFactory()):
+        block = AssignmentFactory(
+            study=study, document=None, worker=person, block="src-0", status=Assignment.Status.SUBMITTED,
+            items=[{"position": n, "document": documents[s].pk} for n, s in enumerate(("sysC", "sysA", "sysB"))],
+            submitted_at=timezone.now(),
+        )  # fmt: skip
+        for system, score in given.items():
+            for segment in documents[system].segments.all():
+                SegmentScore.objects.create(assignment=block, segment=segment, score=score)
+    answers = [[{"segment": n, "errors": [], "score": score} for n in (1, 2, 3)] for score in (95, 50, 30)]
+    run_judge(study, answers, capture=django_capture_on_commit_callbacks)
+    comparison = study_report_data(study)["evaluator_comparison"]
+    assert comparison["scheme"] == "esa" and comparison["people"]["raters"] == 2
+    assert comparison["by_evaluator"]["gpt-judge"]["systems"]["pairwise_accuracy"] == 1.0

@@ -48,7 +48,9 @@ export function severityClass(state, name) {
 
 export function errorLabel(state, error) {
   const category = error.category ? (state.category(error.category)?.label ?? error.category) : "";
-  return category ? `${error.severity} · ${category}` : error.severity;
+  const label = category ? `${error.severity} · ${category}` : error.severity;
+  // A badge the server puts on an error (e.g. one it pre-filled) leads its label.
+  return error.badge ? `${error.badge}: ${label}` : label;
 }
 
 function whereLabel(state, error) {
@@ -62,7 +64,7 @@ function whereLabel(state, error) {
 function marksFor(state, index, side) {
   const marks = state.errors
     .filter((e) => e.segment === index && e.side === side)
-    .map((e) => ({ start: e.start, end: e.end, id: e.client_id, rank: state.severityRank(e.severity), cls: severityClass(state, e.severity), label: errorLabel(state, e) }));
+    .map((e) => ({ start: e.start, end: e.end, id: e.client_id, rank: state.severityRank(e.severity), cls: severityClass(state, e.severity), label: errorLabel(state, e), badged: Boolean(e.badge) }));
   const place = state.pending.place;
   if (place && place.segment === index && place.side === side) marks.push({ start: place.start, end: place.end, pending: true });
   return marks;
@@ -91,6 +93,7 @@ function pieces(text, marks) {
       const worst = errors.reduce((a, b) => (b.rank > a.rank ? b : a));
       piece.classList.add("hl", worst.cls);
       if (errors.length > 1) piece.classList.add("hl-overlap");
+      if (errors.some((m) => m.badged)) piece.classList.add("hl-badged");
       piece.dataset.ids = errors.map((m) => m.id).join(" ");
       piece.title = errors.map((m) => m.label).join("; ");
     }
@@ -195,6 +198,7 @@ export function documentView(state, els, { onRemove, onOpen }) {
     const row = el(
       "li",
       { className: "error-row", dataset: { clientId: error.client_id, saved: String(error.saved) } },
+      error.badge ? el("span", { className: "error-badge" }, error.badge) : null,
       el("span", { className: `sev-badge ${severityClass(state, error.severity)}` }, error.severity),
       error.category ? el("strong", { className: "error-category" }, state.category(error.category)?.label ?? error.category) : null,
       el("span", { className: "error-where" }, whereLabel(state, error)),

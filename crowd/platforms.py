@@ -11,6 +11,8 @@ straight to the platform.
 
 from dataclasses import dataclass
 
+from annotations.models import Assignment
+
 from .models import LedgerEntry, Platform
 
 
@@ -76,8 +78,10 @@ class PlatformClient:
 
 
 def approvable(submissions, *, platform):
-    """(to approve, unmatched): submissions awaiting review that match work submitted here and
-    have no rejection planned (the researcher decided otherwise for those), and the unmatched ones."""
+    """(to approve, held): submissions awaiting review that match work submitted here and have no
+    rejection planned (the researcher decided otherwise for those); and the ones held for the
+    researcher to look at: not matched to work here, or from a worker who failed an attention
+    or quality check in the study (an assignment flagged: they are approved or rejected by hand)."""
     submissions = [submission for submission in submissions if submission.awaiting_review]
     rejected = set(
         LedgerEntry.objects.filter(
@@ -87,7 +91,18 @@ def approvable(submissions, *, platform):
         .values_list("target", flat=True)
     )
     matched = [s for s in submissions if s.assignment is not None and s.id not in rejected]
-    return matched, [s for s in submissions if s.assignment is None]
+    failed = set(
+        Assignment.objects.filter(
+            study_id__in={s.assignment.study_id for s in matched},
+            worker_id__in={s.assignment.worker_id for s in matched},
+            flagged=True,
+        ).values_list("study_id", "worker_id")
+    )
+    held = [s for s in matched if (s.assignment.study_id, s.assignment.worker_id) in failed]
+    return (
+        [s for s in matched if s not in held],
+        [s for s in submissions if s.assignment is None] + held,
+    )
 
 
 _factories = {}

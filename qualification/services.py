@@ -68,8 +68,13 @@ def assignment_scored(*, assignment):
     elif assignment.document.kind == Document.Kind.ATTENTION and assignment.kind == Assignment.Kind.MAIN:
         score = score_assignments(study, [assignment])
         assignment.score = score
-        threshold = study.config.get("attention_min_f1", DEFAULT_ATTENTION_MIN_F1)
-        assignment.flagged = bool(score) and (score["macro_f1"] or 0.0) < threshold
+        if score and "passed" in score:
+            # The protocol judged the check itself (translation quality checks): None is "cannot
+            # tell yet", which flags nothing.
+            assignment.flagged = score["passed"] is False
+        else:
+            threshold = study.config.get("attention_min_f1", DEFAULT_ATTENTION_MIN_F1)
+            assignment.flagged = bool(score) and (score["macro_f1"] or 0.0) < threshold
         assignment.save(update_fields=["score", "flagged"])
 
 

@@ -189,6 +189,11 @@ class Document(models.Model):
         QUALIFICATION = "qualification", "Qualification"
         ATTENTION = "attention", "Attention check"
 
+    # Document.meta key of an attention check that is a changed copy of a main document (a
+    # translation quality check): the original's external_id. The join link hands such a check
+    # only to a worker who has submitted the original (annotations/services/joining.py).
+    COPY_OF = "original"
+
     study = models.ForeignKey(Study, on_delete=models.CASCADE, related_name="documents")
     external_id = models.CharField(max_length=255)
     input_id = models.CharField(max_length=255, blank=True)

@@ -93,7 +93,8 @@ class Protocol:
         return []
 
     def after_submit(self, assignment):
-        """Called inside the submit's transaction, after the assignment is marked submitted."""
+        """Called inside the submit's transaction, after the assignment is marked submitted and
+        after the assignment_submitted receivers (the qualification workflow's scoring) ran."""
 
     # Gold: qualification rounds and attention checks.
     def score_against_gold(self, assignments):

@@ -223,7 +223,9 @@ def _next_qualification_document(study, had):
 
 
 def _attention_document(study, mine, had):
-    """Every `attention_every` main documents, an attention check the worker has not had."""
+    """Every `attention_every` main documents, an attention check the worker has not had. A check
+    that is a changed copy of a main document (Document.COPY_OF) goes only to a worker who has
+    submitted the original, so their two judgments can be compared."""
     every = study.config.get("attention_every")
     if not every:
         return None
@@ -238,4 +240,14 @@ def _attention_document(study, mine, had):
         .exclude(id__in=had)
         .order_by("position", "id")
     )
-    return checks.values_list("id", flat=True).first()
+    originals_done = None
+    for document_id, original in checks.values_list("id", f"meta__{Document.COPY_OF}"):
+        if original is None:
+            return document_id
+        if originals_done is None:
+            originals_done = set(
+                done.filter(document__kind=Document.Kind.MAIN).values_list("document__external_id", flat=True)
+            )
+        if original in originals_done:
+            return document_id
+    return None

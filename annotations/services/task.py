@@ -129,6 +129,7 @@ def assignment_submit(*, assignment):
     locked.save(update_fields=["status", "submitted_at", "completion_code"])
     # Receivers (the qualification workflow scores work against gold) run in this transaction.
     assignment_submitted.send(sender=Assignment, assignment=locked)
+    protocols.of(locked.study).after_submit(locked)
     retest_schedule(assignment=locked)
     round_continue(assignment=locked)
     return locked

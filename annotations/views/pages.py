@@ -31,6 +31,8 @@ def instructions(request, token):
             "study": study,
             "instructions": instructions_html(study.instructions),
             "categories": categories,
+            # The study tells its workers that some documents are checks (never which ones).
+            "attention_announced": study.config.get("attention_announced") is True,
             "urls": selectors.task_urls(token),
             "now": timezone.now(),
         },

@@ -180,7 +180,10 @@ class ListingAdmin(WorkforceViews, ManagersOnlyAdmin):
     def plan_approvals(self, request, queryset):
         def plan(listing, client):
             planned, unmatched = client.plan_approvals(listing, user=request.user)
-            return f"{len(planned)} approvals planned; {len(unmatched)} submissions not matched to work here."
+            return (
+                f"{len(planned)} approvals planned; {len(unmatched)} submissions held for you to look at "
+                "(not matched to work here, or the worker failed an attention or quality check)."
+            )
 
         self._each(request, queryset, plan)
 

@@ -15,14 +15,18 @@ from protocols.translation.report import SCORE_NAMES, rated_segments
 from reports.charts import grouped_bar_chart
 from reports.metrics.judge import judge_comparison
 from reports.metrics.mqm import WeightMissing
+from studies.models import Document
 
 from ..run_figures import run_figures
 
 
 def _submitted(study, kind):
     # A person's assignment of a contrastive study is a block (no document of its own); the
-    # report's loader reads its documents from its items.
-    return Assignment.objects.filter(study=study, kind=kind, status=Assignment.Status.SUBMITTED)
+    # report's loader reads its documents from its items. Quality checks (attention copies)
+    # are the report's quality_control, never a rating.
+    return Assignment.objects.filter(study=study, kind=kind, status=Assignment.Status.SUBMITTED).exclude(
+        document__kind=Document.Kind.ATTENTION
+    )
 
 
 def translation_comparison_for(study):

@@ -17,6 +17,12 @@ the readers the page, the task API and the report use, each with the protocol's 
   approximate randomisation, the default), `wilcoxon` (signed-rank, paired) or `ranksum`
   (one-sided Wilcoxon rank-sum, unpaired: WMT's DA practice when systems are rated on
   different segments); 1,000 resamples and alpha 0.05 by default.
+- `attention_every`: after every N main documents a worker gets a quality check through the
+  join link (a degraded copy of a document they did: quality_checks.py).
+- `attention_min_caught`: the share of a check's degraded segments a worker must catch, or it
+  is flagged (default 0.5: with one degraded segment, that one).
+- `attention_announced`: the instructions and the page tell the worker that quality checks
+  exist (default false: silent).
 - `assistance` (MQM, ESA): {share, seed}: draw workers into a suggestion arm, whose assignments
   start with a judge's errors, and a control arm (assistance/).
 """
@@ -122,6 +128,14 @@ def ranking_problems(value, path):
     return problems
 
 
+DEFAULT_MIN_CAUGHT = 0.5
+_CHECKS = {
+    "attention_every": simple(lambda v: whole(v, 1, 10_000)),
+    "attention_min_caught": simple(lambda v: number(v, 0, 1)),
+    "attention_announced": simple(flag),
+}
+
+
 _SPANS = {
     "max_errors_per_segment": simple(lambda v: whole(v, 1, 100)),
     "show_reference": simple(flag),
@@ -144,6 +158,8 @@ OPTIONS = {
     DA: {"scale": scale_problems, "show_reference": simple(flag), "ranking": ranking_problems},
 }
 OPTIONS.update({key: OPTIONS[base] for key, base in CONTRASTIVE.items()})
+# Quality checks come through the join link's stream of documents: a contrastive (block) study has none.
+OPTIONS.update({key: {**OPTIONS[key], **_CHECKS} for key in (MQM, ESA, DA)})
 # ESA-AI / MQM-AI arms (assistance/), drawn as a worker joins a document: not contrastive studies.
 OPTIONS[MQM] = {**OPTIONS[MQM], "assistance": assistance_problems}
 OPTIONS[ESA] = {**OPTIONS[ESA], "assistance": assistance_problems}
@@ -211,3 +227,13 @@ def ranking_settings(study):
         "resamples": value.get("resamples", 1000),
         "alpha": value.get("alpha", 0.05),
     }
+
+
+def min_caught(study):
+    """The share of a quality check's degraded segments a worker must catch (0-1)."""
+    return float(study.config.get("attention_min_caught", DEFAULT_MIN_CAUGHT))
+
+
+def checks_announced(study):
+    """Whether the worker is told that quality checks exist."""
+    return bool(study.config.get("attention_announced", False))

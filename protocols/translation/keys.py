@@ -31,3 +31,7 @@ def scheme(protocol):
 
 def is_contrastive(protocol):
     return protocol in CONTRASTIVE
+
+
+# Document.meta key of a quality check (a degraded copy): its injected errors (quality_checks/).
+QUALITY_CHECK = "quality_check"

@@ -11,12 +11,14 @@ from django.shortcuts import render
 
 from accounts.policy import ModelRule
 from annotations.services.blocks import block_documents
+from qualification.services import assignment_scored
 from studies.protocols import Protocol
 
 from . import config, exports, publish, report, report_page, selectors, services
 from .assistance.design import arm_design
 from .assistance.prefill import suggestions_prefill
 from .keys import CONTRASTIVE, DA, ESA, MQM, is_contrastive, scheme
+from .quality_checks import scoring as quality_checks
 
 LABELS = {
     MQM: "MQM (translation errors)",
@@ -81,6 +83,16 @@ class TranslationProtocol(Protocol):
         documents = [pk for pk, _input in block_documents(study, block)]
         rng.shuffle(documents)
         return [{"position": place, "document": pk} for place, pk in enumerate(documents)]
+
+    def score_against_gold(self, assignments):
+        # A quality check (a degraded copy) against its injected errors; nothing else has gold.
+        return quality_checks.score_checks(assignments)
+
+    def after_submit(self, assignment):
+        # An original submitted after its check (task links in any order): judge the check again,
+        # now that the worker's two judgments can be compared.
+        for check in quality_checks.checks_of_original(assignment):
+            assignment_scored(assignment=check)
 
     def report(self, study, progress):
         return report.study_report(study, progress)

@@ -16,7 +16,7 @@ def translation_tables(result):
     if not systems:
         return []
     label = score_label(result)
-    severities = list(systems[0].get("errors") or {})
+    severities = result.get("severities") or []
     table = Table(
         name="system-scores",
         caption=f"{label} per system ({'higher' if result.get('higher_is_better') else 'lower'} is better): the mean "

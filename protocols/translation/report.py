@@ -1,6 +1,7 @@
 """The translation report: each system's score with its interval, the ranking with pairwise
 significance and clusters (DA also on z-scores), errors by severity and category, score and
-span agreement, and rank stability between halves of the raters.
+span agreement, rank stability between halves of the raters, and each rater's reliability on
+the study's quality checks (quality_checks.py; the checks' copies count nowhere else).
 
 Scores: MQM, a segment's sum of error weights (lower is better; a rated segment without an
 error scores 0 and counts); ESA and DA, the segment's score (higher is better). A system's
@@ -21,21 +22,23 @@ from reports.metrics.translation import (
     span_agreement,
     top_category,
 )
-from studies.models import Segment
+from studies.models import Document, Segment
 
 from . import config
 from .assistance.report import assistance_for
 from .keys import DA, MQM, WITH_SPANS, is_contrastive, scheme
 from .models import SegmentScore, TranslationError
+from .quality_checks.report import quality_control
 
 CHUNK = 20_000
 SCORE_NAMES = {MQM: "MQM score", "esa": "ESA score", DA: "DA score"}
 
 
 def _submitted(study):
+    """Submitted main work on main documents: quality checks (attention) are in quality_control."""
     return Assignment.objects.filter(
         study=study, status=Assignment.Status.SUBMITTED, kind=Assignment.Kind.MAIN
-    )
+    ).exclude(document__kind=Document.Kind.ATTENTION)
 
 
 def rated_documents(submitted):
@@ -161,6 +164,9 @@ def study_report(study, progress=None):
         "raters": len({row.rater for row in rows}),
         "systems": [],
     }
+    checks = quality_control(study)
+    if checks is not None:
+        result["quality_control"] = checks
     if not rows:
         result["reason"] = "no submitted work yet"
         return result
@@ -169,6 +175,9 @@ def study_report(study, progress=None):
         by_system.setdefault(row.system, []).append(row.score)
     severities = config.severities(study)
     counts = _severity_table(rows, severities) if protocol in WITH_SPANS else {}
+    # The severities in the study's order, mildest first: a JSON object's keys lose their order
+    # in PostgreSQL's jsonb, so the tables read this list, not the keys of `errors`.
+    result["severities"] = severities if counts else []
     result["systems"] = [
         {
             "system": system,

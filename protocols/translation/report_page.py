@@ -1,5 +1,6 @@
 """The translation protocols' section of the report page: system scores, errors by severity and
-category, the ranking with significance (and on z-scores for DA), agreement."""
+category, the ranking with significance (and on z-scores for DA), agreement, and each rater's
+reliability on the quality checks."""
 
 from reports.ranking_page import ranking_context
 
@@ -68,10 +69,27 @@ def _assistance(result, severities, label):
     }
 
 
+def _quality_control(result):
+    control = result.get("quality_control")
+    if not control:
+        return None
+    spans = result.get("protocol") != DA
+    rows = []
+    for entry in control.get("raters", []):
+        if not entry["pairs"]:
+            note = "rated no original of a check: no test"
+        elif not entry["reachable"]:
+            note = f"{entry['pairs']} pairs: too few for p < {control['alpha']:g} whatever the scores"
+        else:
+            note = ""
+        rows.append({**entry, "verdict": "pass" if entry["passed"] else "fail", "note": note})
+    return {**control, "rows": rows, "spans": spans}
+
+
 def translation_report_context(result):
     label = score_label(result)
     systems = result.get("systems") or []
-    severities = list(systems[0]["errors"]) if systems and systems[0].get("errors") else []
+    severities = result.get("severities") or []
     categories = sorted({c for row in systems for c in (row.get("categories") or {})})
     return {
         "empty": result.get("reason", "") if not result.get("segments_rated") else "",
@@ -80,7 +98,10 @@ def translation_report_context(result):
         "direction": "higher is better" if result.get("higher_is_better") else "lower is better",
         "segments_rated": result.get("segments_rated"),
         "raters": result.get("raters"),
-        "systems": systems,
+        "systems": [
+            {**row, "error_counts": [(row.get("errors") or {}).get(s, 0) for s in severities]}
+            for row in systems
+        ],
         "severities": severities,
         "categories": categories,
         "category_rows": [
@@ -97,5 +118,6 @@ def translation_report_context(result):
         ),  # fmt: skip
         "agreement": _agreement_rows(result),
         "span_agreement": _span_rows(result),
+        "quality_control": _quality_control(result),
         "assistance": _assistance(result, severities, label),
     }

@@ -5,6 +5,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from annotations.selectors import completion_data, task_urls
+from studies.models import Document
 
 from . import config
 from .keys import MQM, REFERENCES, SOURCES, WITH_SCORES, WITH_SPANS, is_contrastive, scheme
@@ -145,9 +146,20 @@ def translation_page_data(assignment):
             "max_errors_per_segment": config.max_errors(study),
             "show_reference": references is not None,
             "contrastive": contrastive,
+            # Whether the worker is told that quality checks exist (never which document is one).
+            "quality_checks_announced": config.checks_announced(study),
         },
         "document": {
-            **({} if contrastive else {"id": first.external_id}),
+            # A quality check shows its original's id: nothing on the page tells it apart.
+            **(
+                {}
+                if contrastive
+                else {
+                    "id": meta.get(Document.COPY_OF) or first.external_id
+                    if first.kind == Document.Kind.ATTENTION
+                    else first.external_id
+                }
+            ),
             "source_lang": meta.get("source_lang", ""),
             "target_lang": meta.get("target_lang", ""),
         },

@@ -311,3 +311,17 @@ def test_a_submission_with_a_rejection_planned_is_not_approved(study, researcher
     client.plan_rejection(listing, rejected, user=researcher, reason=LONG_REASON)
     planned, unmatched = client.plan_approvals(listing, user=researcher)
     assert [entry.worker.external_id for entry, _ in planned] == ["PID-A"] and unmatched == []
+
+
+def test_a_worker_who_failed_a_check_is_held_for_the_researcher_not_approved(
+    study, researcher, client, server
+):
+    _, listing = made_listing(study, researcher, client)
+    for pid in ("PID-A", "PID-F"):
+        submitted(study, pid)
+        server.add_submission(listing.external_id, pid)
+    # PID-F also did a quality check (an attention document) and missed its injected error.
+    Assignment.objects.filter(worker__external_id="PID-F").update(flagged=True)
+    planned, held = client.plan_approvals(listing, user=researcher)
+    assert [entry.worker.external_id for entry, _ in planned] == ["PID-A"]
+    assert [s.worker_id for s in held] == ["PID-F"] and held[0].assignment is not None

@@ -94,7 +94,11 @@ def test_a_study_imported_with_a_good_release_time_can_be_joined(tmp_path):
             "span",
             "config.scale: is for likert, esa, da, contrastive-esa and contrastive-da studies, not span",
         ),
-        ({"attention_every": 3}, "likert", "config.attention_every: is for span studies, not likert"),
+        (
+            {"attention_every": 3},
+            "likert",
+            "config.attention_every: is for span, mqm, esa and da studies, not likert",
+        ),
         ({"questions": [{"key": "a", "kind": "text"}]}, "span", "config.questions: is for review studies"),
         # Unknown options are refused, with the ones the protocol reads.
         (
@@ -192,7 +196,7 @@ def test_admin_checks_the_config_against_the_protocol_chosen_in_the_form(client,
     saved = client.post(url, data)
 
     assert refused.context["adminform"].form.errors["config"] == [
-        "config.attention_every: is for span studies, not likert"
+        "config.attention_every: is for span, mqm, esa and da studies, not likert"
     ]
     assert saved.status_code == 302
     study.refresh_from_db()

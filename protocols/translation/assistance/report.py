@@ -4,6 +4,7 @@ what the suggestion arm did with them (reports/metrics/translation_assistance.py
 from annotations.models import Assignment
 from reports.metrics.translation import MarkedError
 from reports.metrics.translation_assistance import Outcome, Suggested, assistance_comparison
+from studies.models import Document
 
 from .. import config
 from ..models import SuggestedError, SuggestionPrefill, TranslationError
@@ -11,9 +12,10 @@ from . import CONTROL, SUGGESTIONS
 
 
 def _submitted(study, arm):
+    """An arm's submitted main work on main documents (a quality check keeps the worker's arm)."""
     return Assignment.objects.filter(
         study=study, kind=Assignment.Kind.MAIN, status=Assignment.Status.SUBMITTED, arm=arm,
-        document__isnull=False,
+        document__kind=Document.Kind.MAIN,
     )  # fmt: skip
 
 

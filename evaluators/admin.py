@@ -10,7 +10,6 @@ from django.views.decorators.http import require_POST
 
 from outbound.credentials import key_variables
 from protocols.review.models import ReviewItem
-from protocols.span.assistance.sources import SuggestionsRefused
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin, forget_managed_studies, manages_study
 from studies.models import Study
 
@@ -24,7 +23,7 @@ from .services import (
     evaluator_run_request,
     evaluator_runs_requeue_stale,
 )
-from .suggesting import latest_finished_run, use_run_as_suggestions
+from .suggesting import REFUSED, latest_finished_run, use_run_as_suggestions
 from .summary import run_summary
 from .work import category_kinds
 
@@ -163,7 +162,7 @@ class EvaluatorAdmin(StudyScopedAdmin):
             return
         try:
             count, documents = use_run_as_suggestions(run)
-        except SuggestionsRefused as refused:
+        except REFUSED as refused:
             messages.error(request, str(refused))
             return
         messages.success(

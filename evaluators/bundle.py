@@ -16,6 +16,7 @@ from bundles.problems import BundleInvalid, Problem
 from . import prompts
 from .checks import settings_problems
 from .models import Evaluator
+from .modes import TRANSLATION
 from .predictions import evaluator_predictions_import
 
 # study.yaml fields of an evaluator: the model's own, plus a prompt or predictions file of the bundle.
@@ -79,8 +80,13 @@ def check_evaluators(value, spec, problems, name, line):
 
 def _kind_ok(evaluator, raw, categories, spec, problems, name, at, where):
     before = len(problems.items)
-    if spec is not None and spec.protocol != "span":
-        problems.add(name, at, f"{where}: evaluators belong to span studies (this one is {spec.protocol})")
+    if spec is not None and spec.protocol not in ("span", *TRANSLATION):
+        problems.add(
+            name, at, f"{where}: evaluators belong to span, MQM and ESA studies (this one is {spec.protocol})"
+        )
+    elif spec is not None and spec.protocol in TRANSLATION and evaluator.kind == Evaluator.Kind.BUILTIN:
+        problems.add(name, at, f"{where}: built-in detectors mark span studies; a translation study's judge is "
+                               "an LLM evaluator")  # fmt: skip
     for _, message in settings_problems(evaluator, categories):
         problems.add(name, at, f"{where}: {message}")
     if raw.get("prompt_file") and raw.get("prompt_template"):

@@ -22,8 +22,6 @@ from django.views.decorators.debug import sensitive_variables
 from outbound import credentials
 from outbound.transport import CheckedHttpx2Transport
 
-from .answers import answer_schema
-
 # Local servers (vLLM, Ollama, llama.cpp) accept any key; the client insists on one.
 NO_KEY = "no-key"
 _attempts = threading.local()
@@ -44,8 +42,11 @@ class Exchange:
     error: str = ""
 
 
-def request_body(evaluator, messages, category_keys):
-    """The JSON body of the chat-completions request (what the cache key and the audit record hold)."""
+def request_body(evaluator, messages, schema, schema_name="error_spans"):
+    """The JSON body of the chat-completions request (what the cache key and the audit record hold).
+
+    `schema`: the answer's JSON schema, sent as a strict structured output with
+    `response_format: json_schema`."""
     body = {"model": evaluator.model, "messages": messages}
     if evaluator.temperature is not None:
         body["temperature"] = evaluator.temperature
@@ -56,7 +57,7 @@ def request_body(evaluator, messages, category_keys):
     if evaluator.response_format == "json_schema":
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": "error_spans", "strict": True, "schema": answer_schema(category_keys)},
+            "json_schema": {"name": schema_name, "strict": True, "schema": schema},
         }
     elif evaluator.response_format == "json_object":
         body["response_format"] = {"type": "json_object"}

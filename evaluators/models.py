@@ -1,9 +1,10 @@
-"""Automatic evaluators of a span study, their runs, and what each run produced per document.
+"""Automatic evaluators of a study, their runs, and what each run produced per document.
 
-An evaluator's spans become ErrorAnnotation rows of a *model* assignment
+An evaluator's output becomes the rows of a *model* assignment
 (Assignment.Kind.MODEL) whose worker is the evaluator (Worker.Platform.MODEL,
-external id = the evaluator's key): the people's figures never count them,
-the evaluator comparison and the review loop read them.
+external id = the evaluator's key): ErrorAnnotation rows in a span study,
+TranslationError and SegmentScore rows in an MQM or ESA study. The people's
+figures never count them; the evaluator comparison and the review loop read them.
 """
 
 import math
@@ -250,6 +251,10 @@ class EvaluatorResult(models.Model):
     items = models.JSONField(
         default=list, blank=True,
         help_text="The evaluator's errors as given, each with where it was found (locations) or why not (problem).",
+    )  # fmt: skip
+    scores = models.JSONField(
+        default=list, blank=True,
+        help_text="ESA judges: the segment scores as given, each with whether it counts (status) or why not.",
     )  # fmt: skip
     problem = models.TextField(
         blank=True, help_text="Why the answer could not be used (malformed, refused, failed)."

@@ -1,13 +1,14 @@
 """Predictions made elsewhere (e.g. trained detectors), loaded as an imported evaluator's run.
 
-The file has the span lines of a bundle's assignments.jsonl, one per
-document: ``{"document": ID, "annotations": [{"segment", "category", "start",
+A span study's file has the span lines of a bundle's assignments.jsonl, one
+per document: ``{"document": ID, "annotations": [{"segment", "category", "start",
 "end", "text", "paired": {"segment", "start", "end", "text"}, "comment"}]}``
 (annotator, platform and kind, if present, are ignored: the evaluator's key
 is the annotator). Offsets are code points; a span given by text alone is
 found by its text. Everything is checked first: a malformed file names file,
 line and problem and writes nothing. Spans that are not in the text and
-unknown categories are kept in the run's results, marked.
+unknown categories are kept in the run's results, marked. A translation
+study's file has its own shape (translation/predictions.py).
 """
 
 from django.db import transaction
@@ -18,7 +19,9 @@ from bundles.reading import read_jsonl
 from studies.spans import is_whole_number
 
 from .models import EvaluatorResult, EvaluatorRun
+from .modes import TRANSLATION, study_problem
 from .services import RunRefused
+from .translation.predictions import read_judgments
 from .work import RunWork
 
 LINE_FIELDS = {
@@ -116,9 +119,10 @@ def evaluator_predictions_import(*, evaluator, path, name=None, user=None):
     if evaluator.kind != evaluator.Kind.IMPORT:
         raise RunRefused(f"evaluator {evaluator.key} is not an imported one (kind: {evaluator.kind})")
     study = evaluator.study
-    if study.protocol != "span" or not study.taxonomy_id:
-        raise RunRefused("evaluators run on span studies with a taxonomy")
-    by_document, problems = read_predictions(path, name or str(path), study)
+    if problem := study_problem(evaluator):
+        raise RunRefused(problem)
+    read = read_judgments if study.protocol in TRANSLATION else read_predictions
+    by_document, problems = read(path, name or str(path), study)
     if not by_document and not problems:
         problems.add(name or str(path), 0, "the file holds no predictions")
     problems.raise_if_any()

@@ -20,7 +20,8 @@ from django.conf import settings
 from django.template import Context, Engine, Library, TemplateSyntaxError, defaultfilters, defaulttags
 from django.template.defaulttags import ForNode
 
-DEFAULT_TEMPLATE = Path(__file__).parent / "templates" / "evaluators" / "span_prompt.txt"
+TEMPLATES = Path(__file__).parent / "templates" / "evaluators"
+DEFAULT_TEMPLATE = TEMPLATES / "span_prompt.txt"
 SYSTEM_MESSAGE = "You are a careful evaluator of generated text. You answer with JSON only, exactly in the shape asked for."
 
 MAX_LOOP_NESTING = 2  # a loop over segments, and one over categories inside it
@@ -63,8 +64,9 @@ def _engine():
 
 
 @cache
-def default_template():
-    return DEFAULT_TEMPLATE.read_text(encoding="utf-8")
+def default_template(name="span_prompt.txt"):
+    """A default prompt of the platform (evaluators/templates/evaluators/): the span prompt unless named."""
+    return (TEMPLATES / name).read_text(encoding="utf-8")
 
 
 def _nesting(nodelist, loops=0, blocks=0):
@@ -195,13 +197,15 @@ def _compiled(source):
     return template
 
 
-def render_messages(template_source, context):
+def render_messages(template_source, context, *, default=None, system=SYSTEM_MESSAGE):
     """The chat messages of one document: the fixed system message and the rendered prompt.
 
-    PromptError when the template does not render, or the prompt is over EVALUATOR_PROMPT_MAX_CHARS.
+    `default`: the platform's template used when the evaluator has none (the span prompt
+    unless given). PromptError when the template does not render, or the prompt is over
+    EVALUATOR_PROMPT_MAX_CHARS.
     """
     limit = settings.EVALUATOR_PROMPT_MAX_CHARS
-    template = _compiled(template_source or default_template())
+    template = _compiled(template_source or default or default_template())
     try:
         prompt = template.render(BudgetContext(context, max_chars=limit))
     except _Stopped as stopped:
@@ -213,4 +217,4 @@ def render_messages(template_source, context):
         raise PromptError(
             f"the prompt is {len(prompt):,} characters, over the limit of {limit:,} (EVALUATOR_PROMPT_MAX_CHARS)"
         )
-    return [{"role": "system", "content": SYSTEM_MESSAGE}, {"role": "user", "content": prompt}]
+    return [{"role": "system", "content": system}, {"role": "user", "content": prompt}]

@@ -1,21 +1,22 @@
 """The report's `evaluator_comparison`: each evaluator against the people, per category, and what it cost.
 
-The figures come from reports/metrics/spans/evaluators.py over the study as
-the span report loads it; model annotations are named by their evaluator's
+In a span study the figures come from reports/metrics/spans/evaluators.py over the study as
+the span report loads it; in an MQM or ESA study from reports/metrics/judge.py
+(translation/report.py); model annotations are named by their evaluator's
 key (they are not people: no pseudonym). Calls, tokens, cost and latency
 come from the evaluators' runs; the not-found rate from the results behind
 the current annotations (the latest result per document).
 """
-
-from statistics import quantiles
 
 from annotations.models import Assignment
 from protocols.span.report import span_layout_for, span_study_for
 from reports.charts import grouped_bar_chart
 from reports.metrics.spans.evaluators import evaluator_comparison
 
-from .models import EvaluatorResult
+from .modes import TRANSLATION
 from .review import reviewed_precision
+from .run_figures import run_figures
+from .translation.report import translation_comparison_context, translation_comparison_for
 
 REFERENCE_NAMES = ("union", "two_agree", "gold")
 # The references in the report's words (docs/evaluators.md, "Read the report").
@@ -30,6 +31,8 @@ RESAMPLES = 1000
 
 def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=None):
     """The comparison, or None when no evaluator has annotated a document of the study."""
+    if study.protocol in TRANSLATION:
+        return translation_comparison_for(study)
     if study.protocol != "span":
         return None
     model_workers = dict(
@@ -44,58 +47,11 @@ def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=
     figures = evaluator_comparison(
         span_study, seed=seed, resamples=resamples, progress=progress, layout=layout
     )
-    figures["runs"] = {key: _run_figures(study, key) for key in sorted(model_workers.values())}
+    figures["runs"] = {key: run_figures(study, key) for key in sorted(model_workers.values())}
     reviewed = reviewed_precision(study)
     if reviewed is not None:
         figures["reviewed"] = reviewed
     return figures
-
-
-def _run_figures(study, key):
-    """Calls, tokens, cost and latency over every run of the evaluator; not found over its current results."""
-    evaluator = study.evaluators.filter(key=key).first()
-    if evaluator is None:  # model annotations imported in a bundle without their evaluator
-        return {"kind": "unknown"}
-    runs = list(evaluator.runs.all())
-    results = EvaluatorResult.objects.filter(run__evaluator=evaluator)
-    latencies = sorted(
-        results.filter(cached=False, latency_ms__isnull=False).values_list("latency_ms", flat=True)
-    )
-    latest = {}  # the latest result of each document: the one behind its annotations now
-    rows = results.order_by("created_at", "id").values_list("document_id", "status", "listed", "placed")
-    for document, status, listed_here, placed_here in rows:
-        latest[document] = (status, listed_here, placed_here)
-    listed = sum(entry[1] for entry in latest.values())
-    placed = sum(entry[2] for entry in latest.values())
-    statuses = {}
-    for status, *_ in latest.values():
-        statuses[status] = statuses.get(status, 0) + 1
-    figures = {
-        "kind": evaluator.kind,
-        "runs": len(runs),
-        "calls": sum(run.calls for run in runs),
-        "cached": sum(run.cached for run in runs),
-        "prompt_tokens": sum(run.prompt_tokens for run in runs),
-        "completion_tokens": sum(run.completion_tokens for run in runs),
-        "cost": float(sum(run.cost for run in runs)),
-        "documents": statuses,
-        "items": listed,
-        "placed": placed,
-        "not_found_rate": (listed - placed) / listed if listed else None,
-        "latency_ms_p50": _percentile(latencies, 50),
-        "latency_ms_p95": _percentile(latencies, 95),
-    }
-    if figures["not_found_rate"] is None:
-        figures["not_found_rate_reason"] = "the evaluator listed no error"
-    return figures
-
-
-def _percentile(values, percent):
-    if not values:
-        return None
-    if len(values) == 1:
-        return float(values[0])
-    return float(quantiles(values, n=100, method="inclusive")[percent - 1])
 
 
 def comparison_context(result):
@@ -103,6 +59,8 @@ def comparison_context(result):
     comparison = result.get("evaluator_comparison")
     if not comparison:
         return None
+    if comparison.get("protocol") in TRANSLATION:
+        return translation_comparison_context(comparison)
     evaluators = comparison.get("evaluators", [])
     by_evaluator = comparison.get("by_evaluator", {})
     rows = []

@@ -56,6 +56,9 @@ def review_study_create(*, evaluators, slug, title="", user=None, annotators_per
     source = evaluators[0].study
     if any(evaluator.study_id != source.pk for evaluator in evaluators):
         raise ReviewRefused("the evaluators must belong to one study")
+    if source.protocol != "span":
+        # A review item is a span of a document; a translation error lives on one of two sides.
+        raise ReviewRefused("review studies are made of a span study's evaluators")
     if Study.objects.filter(slug=slug).exists():
         raise ReviewRefused(f"a study with slug '{slug}' already exists")
     items_of = {evaluator.key: latest_items(evaluator) for evaluator in evaluators}

@@ -14,8 +14,10 @@ from django.utils import timezone
 from falte_site.celery import send_after_commit
 
 from .checks import settings_problems
+from .documents import UnknownDocuments, documents_to_run
 from .models import Evaluator, EvaluatorRun
-from .work import RunWork, UnknownDocuments, category_kinds, documents_to_run
+from .modes import study_problem
+from .work import RunWork, category_kinds
 
 log = logging.getLogger(__name__)
 RUN_TASK = "evaluators.tasks.evaluator_run_task"
@@ -42,8 +44,8 @@ class RunRefused(ValueError):
 def evaluator_check(evaluator):
     """Why `evaluator` cannot run, or None: the study, its kind's settings, the prompt, the detector."""
     study = evaluator.study
-    if study.protocol != "span" or not study.taxonomy_id:
-        return "evaluators run on span studies with a taxonomy"
+    if problem := study_problem(evaluator):
+        return problem
     if evaluator.kind == Evaluator.Kind.IMPORT:
         return "an imported evaluator has no run: load its predictions (run_evaluator --predictions FILE)"
     problems = settings_problems(evaluator, category_kinds(study), study=study)

@@ -1,10 +1,17 @@
 """An evaluator run as the suggestion source of an assisted study (docs/assisted-annotation.md):
-every span the run placed becomes a suggestion shown to the suggestion arm."""
+every span the run placed becomes a suggestion shown to the suggestion arm. In an MQM or ESA
+study every error the judge placed is pre-filled for that arm (translation/suggesting.py)."""
 
 from protocols.span.assistance.sources import SuggestedSpan, SuggestionsRefused, suggestions_replace
+from protocols.translation.assistance.sources import SuggestionsRefused as TranslationSuggestionsRefused
 
 from . import answers
 from .models import EvaluatorResult, EvaluatorRun
+from .modes import TRANSLATION
+from .translation.suggesting import use_run_as_suggested_errors
+
+# What the admin action and the command catch: either protocol's refusal.
+REFUSED = (SuggestionsRefused, TranslationSuggestionsRefused)
 
 
 def run_suggestions(run):
@@ -27,8 +34,10 @@ def use_run_as_suggestions(run):
         raise SuggestionsRefused(
             f"run {run.pk} is {run.status}: only a finished run can be the suggestion source"
         )
-    spans = run_suggestions(run)
     study = run.evaluator.study
+    if study.protocol in TRANSLATION:
+        return use_run_as_suggested_errors(run)
+    spans = run_suggestions(run)
     count = suggestions_replace(
         study=study, spans=spans, source=f"evaluator {run.evaluator.key}, run {run.pk}"
     )

@@ -2,6 +2,9 @@
 
 from collections import Counter
 
+from protocols.translation.keys import ESA, scheme
+from studies.models import Segment
+
 from .answers import FOUND
 
 
@@ -33,9 +36,32 @@ def run_summary(run):
             f" ({', '.join(f'{n} {s}' for s, n in sorted(items.items()) if s != FOUND)})" if not_found else ""
         ),
     ]
+    scores = score_counts(run)
+    if scores is not None:
+        stored, others, segments = scores
+        lines.append(
+            f"segment scores: {stored} stored of {segments} segments"
+            + (f"; not stored: {', '.join(f'{n} {s}' for s, n in sorted(others.items()))}" if others else "")
+        )
     if run.evaluator.kind == "llm":
         lines.append(
             f"calls: {run.calls}, answered from the cache: {run.cached}, tokens: {run.prompt_tokens:,} in / "
             f"{run.completion_tokens:,} out, cost: {run.cost:.4f}"
         )
     return lines
+
+
+def score_counts(run):
+    """An ESA judge's run: (scores stored, {status: count} of those not stored, segments of the
+    documents with a result); None for a run that gives no scores."""
+    if scheme(run.evaluator.study.protocol) != ESA:
+        return None
+    stored, others, documents = 0, Counter(), []
+    for document, scores in run.results.values_list("document_id", "scores"):
+        documents.append(document)
+        for entry in scores or ():
+            if entry.get("status") == FOUND:
+                stored += 1
+            else:
+                others[entry.get("status", "invalid")] += 1
+    return stored, others, Segment.objects.filter(document_id__in=documents).count()

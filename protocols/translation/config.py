@@ -23,11 +23,14 @@ the readers the page, the task API and the report use, each with the protocol's 
   is flagged (default 0.5: with one degraded segment, that one).
 - `attention_announced`: the instructions and the page tell the worker that quality checks
   exist (default false: silent).
+- `assistance` (MQM, ESA): {share, seed}: draw workers into a suggestion arm, whose assignments
+  start with a judge's errors, and a control arm (assistance/).
 """
 
 from reports.metrics.mqm import Weights
 from studies.config import ConfigProblem, flag, number, point_labels, simple, unknown, whole
 
+from .assistance.design import assistance_problems
 from .keys import CONTRASTIVE, DA, ESA, MQM, scheme
 
 MQM_SEVERITIES = ("Neutral", "Minor", "Major")
@@ -157,6 +160,9 @@ OPTIONS = {
 OPTIONS.update({key: OPTIONS[base] for key, base in CONTRASTIVE.items()})
 # Quality checks come through the join link's stream of documents: a contrastive (block) study has none.
 OPTIONS.update({key: {**OPTIONS[key], **_CHECKS} for key in (MQM, ESA, DA)})
+# ESA-AI / MQM-AI arms (assistance/), drawn as a worker joins a document: not contrastive studies.
+OPTIONS[MQM] = {**OPTIONS[MQM], "assistance": assistance_problems}
+OPTIONS[ESA] = {**OPTIONS[ESA], "assistance": assistance_problems}
 
 
 # --- readers: each option with its default --------------------------------------------------

@@ -30,6 +30,10 @@ class TranslationError(models.Model):
     severity = models.CharField(max_length=32)
     comment = models.TextField(blank=True)
     client_id = models.CharField(max_length=64, help_text="Client-made id: saves are idempotent.")
+    suggestion = models.ForeignKey(
+        "SuggestedError", on_delete=models.SET_NULL, null=True, blank=True, related_name="taken",
+        help_text="A judge's error pre-filled for the suggestion arm (assistance/), kept so far.",
+    )  # fmt: skip
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -74,3 +78,53 @@ class SegmentScore(models.Model):
 
     def __str__(self):
         return f"{self.segment_id}: {self.score}"
+
+
+class SuggestedError(models.Model):
+    """A judge's error of one document, pre-filled for the workers of the suggestion arm
+    (assistance/): where it lies as a TranslationError does, with its category (MQM) and
+    severity. Copies, fixed once a worker has received them."""
+
+    document = models.ForeignKey(
+        "studies.Document", on_delete=models.CASCADE, related_name="suggested_errors"
+    )
+    position = models.PositiveIntegerField(help_text="1, 2, ... within the document.")
+    segment = models.ForeignKey("studies.Segment", on_delete=models.CASCADE, related_name="+")
+    side = models.CharField(max_length=8, choices=[(s, s) for s in SIDES], default=TARGET)
+    start = models.PositiveIntegerField(default=0)
+    end = models.PositiveIntegerField(default=0)
+    text = models.TextField(blank=True)
+    category = models.ForeignKey(
+        "studies.Category", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    severity = models.CharField(max_length=32)
+    source = models.CharField(max_length=200, blank=True, help_text="e.g. evaluator gpt-judge, run 12.")
+
+    class Meta:
+        ordering = ["document", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "position"], name="suggested_error_unique_position"),
+            models.CheckConstraint(
+                condition=(
+                    Q(side=MISSING, start=0, end=0) | (Q(side__in=[TARGET, SOURCE]) & Q(start__lt=F("end")))
+                ),
+                name="suggested_error_span_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"suggested {self.severity} in {self.document_id}"
+
+
+class SuggestionPrefill(models.Model):
+    """A suggestion-arm assignment received its document's suggestions (once: removing them
+    all does not bring them back)."""
+
+    assignment = models.OneToOneField(
+        "annotations.Assignment", on_delete=models.CASCADE, related_name="suggestion_prefill"
+    )
+    suggestions = models.PositiveIntegerField(help_text="How many were pre-filled.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.suggestions} suggestions for {self.assignment_id}"

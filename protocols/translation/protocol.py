@@ -15,6 +15,8 @@ from qualification.services import assignment_scored
 from studies.protocols import Protocol
 
 from . import config, exports, publish, report, report_page, selectors, services
+from .assistance.design import arm_design
+from .assistance.prefill import suggestions_prefill
 from .keys import CONTRASTIVE, DA, ESA, MQM, is_contrastive, scheme
 from .quality_checks import scoring as quality_checks
 
@@ -34,6 +36,10 @@ class TranslationProtocol(Protocol):
             "assignment__study", change="nobody", identity_fields=frozenset({"worker"})
         ),
         "translation.segmentscore": ModelRule("assignment__study", change="nobody"),
+        "translation.suggestederror": ModelRule(
+            "document__study", change="nobody", note="a judge's errors, copied by the suggestion source"
+        ),
+        "translation.suggestionprefill": ModelRule("assignment__study", change="nobody"),
     }
     researcher_models = ("translation.translationerror", "translation.segmentscore")
     task_urls = "protocols.translation.urls"
@@ -49,6 +55,7 @@ class TranslationProtocol(Protocol):
         self.works_on = "block" if is_contrastive(key) else "document"
 
     def page(self, request, assignment):
+        suggestions_prefill(assignment=assignment)
         return render(
             request,
             "translation/task.html",
@@ -60,7 +67,12 @@ class TranslationProtocol(Protocol):
         )
 
     def state(self, assignment):
+        suggestions_prefill(assignment=assignment)
         return selectors.translation_state(assignment)
+
+    def arm_design(self, study):
+        # Arms are drawn as a worker joins a document; a contrastive study hands out blocks.
+        return arm_design(study) if study.protocol in (MQM, ESA) else None
 
     def missing(self, assignment):
         return services.translation_missing(assignment)

@@ -25,6 +25,7 @@ from reports.metrics.translation import (
 from studies.models import Document, Segment
 
 from . import config
+from .assistance.report import assistance_for
 from .keys import DA, MQM, WITH_SPANS, is_contrastive, scheme
 from .models import SegmentScore, TranslationError
 from .quality_checks.report import quality_control
@@ -54,11 +55,12 @@ def rated_documents(submitted):
                     yield pk, worker, item["document"]
 
 
-def rated_segments(study):
-    """Every segment of every submitted main assignment, as RatedSegment rows (pseudonyms only).
+def rated_segments(study, submitted=None):
+    """Every segment of every submitted main assignment (or of the `submitted` assignments, e.g. an
+    LLM judge's model assignments), as RatedSegment rows (pseudonyms only; a judge keeps its key).
     An MQM row's score is its errors' weights summed; WeightMissing names an unweighted severity."""
     annotator_of = pseudonyms_of(study.pk)
-    submitted = _submitted(study)
+    submitted = _submitted(study) if submitted is None else submitted
     rated = list(rated_documents(submitted))
     described = {
         pk: (input_id or external_id, system)
@@ -206,6 +208,8 @@ def study_report(study, progress=None):
     result["score_agreement"] = score_agreement(rows)
     if protocol in WITH_SPANS:
         result["span_agreement"] = span_agreement(rows)
+        if (assistance := assistance_for(study, rated_segments)) is not None:
+            result["assistance"] = assistance
     if progress:
         progress(1.0)
     return result

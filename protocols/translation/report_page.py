@@ -33,6 +33,42 @@ def _span_rows(result):
     return [(label, entry["f1"], entry["marked"]) for label, entry in rows]
 
 
+def _assistance(result, severities, label):
+    """The arms' section (assistance/report.py), or None for a study without them."""
+    assistance = result.get("assistance")
+    if not assistance:
+        return None
+    arms = assistance["arms"]
+    kept = assistance["kept"]
+    names = {"suggestions": "suggestions (pre-filled)", "control": "control"}
+    return {
+        **assistance,
+        "arm_rows": [
+            {
+                "arm": names[arm],
+                "assignments": assistance["assignments"].get(arm, 0),
+                **arms[arm],
+                "errors": [arms[arm]["errors_per_segment"].get(s, 0.0) for s in severities],
+                **assistance["overlap"][arm],
+            }
+            for arm in ("suggestions", "control")
+        ],  # fmt: skip
+        "kept_rows": [("every suggestion", kept)]
+        + [(f"severity {s}", figures) for s, figures in kept["severities"].items()]
+        + [
+            ("confirmed by the control arm", kept["confirmed"]),
+            ("not confirmed by the control arm", kept["unconfirmed"]),
+        ],
+        "difference_rows": [
+            (
+                "share of the suggested characters the people marked",
+                assistance["differences"]["suggested_marked"],
+            ),
+            (f"mean {label}", assistance["differences"]["mean_score"]),
+        ],
+    }
+
+
 def _quality_control(result):
     control = result.get("quality_control")
     if not control:
@@ -83,4 +119,5 @@ def translation_report_context(result):
         "agreement": _agreement_rows(result),
         "span_agreement": _span_rows(result),
         "quality_control": _quality_control(result),
+        "assistance": _assistance(result, severities, label),
     }

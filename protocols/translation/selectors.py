@@ -11,6 +11,8 @@ from . import config
 from .keys import MQM, REFERENCES, SOURCES, WITH_SCORES, WITH_SPANS, is_contrastive, scheme
 from .services import outputs, score_warning
 
+SUGGESTED_BADGE = "Suggested"
+
 
 def translation_task_urls(token):
     return {
@@ -22,7 +24,11 @@ def translation_task_urls(token):
 
 
 def error_data(error, segment_index, output=0):
+    # Only a judge's error pre-filled for the suggestion arm says so (assistance/), with the badge
+    # the page shows on it: the control arm's data (and the page's code) never holds the word.
+    suggested = {"suggested": True, "badge": SUGGESTED_BADGE} if error.suggestion_id is not None else {}
     return {
+        **suggested,
         "client_id": error.client_id,
         "output": output,
         "segment": segment_index,

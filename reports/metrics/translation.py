@@ -46,7 +46,8 @@ class RatedSegment:
         return (self.system, self.document, self.segment)
 
 
-def _positions(errors, keep):
+def marked_positions(errors, keep):
+    """The (side, position) pairs the errors `keep` selects mark; [missing] is one position."""
     marked = set()
     for error in errors:
         if not keep(error):
@@ -71,8 +72,8 @@ def span_f1(rated, keep=lambda error: True):
     both = marked = 0
     for raters in _units(rated).values():
         for first, second in combinations(sorted(raters), 2):
-            a = _positions(raters[first].errors, keep)
-            b = _positions(raters[second].errors, keep)
+            a = marked_positions(raters[first].errors, keep)
+            b = marked_positions(raters[second].errors, keep)
             both += len(a & b)
             marked += len(a) + len(b)
     return (2 * both / marked if marked else None), marked

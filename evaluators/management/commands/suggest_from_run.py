@@ -3,8 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluators.models import EvaluatorRun
-from evaluators.suggesting import use_run_as_suggestions
-from protocols.span.assistance.sources import SuggestionsRefused
+from evaluators.suggesting import REFUSED, use_run_as_suggestions
 
 
 class Command(BaseCommand):
@@ -19,7 +18,7 @@ class Command(BaseCommand):
             raise CommandError(f"no evaluator run {run}")
         try:
             count, documents = use_run_as_suggestions(found)
-        except SuggestionsRefused as refused:
+        except REFUSED as refused:
             raise CommandError(str(refused)) from None
         study = found.evaluator.study
         self.stdout.write(f"{study.slug}: {count} suggestions on {documents} documents from run {run}.")

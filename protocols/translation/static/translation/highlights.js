@@ -41,7 +41,9 @@ export function severityClass(state, name) {
 
 export function errorLabel(state, error) {
   const category = error.category ? (state.category(error.category)?.label ?? error.category) : "";
-  return category ? `${error.severity} · ${category}` : error.severity;
+  const label = category ? `${error.severity} · ${category}` : error.severity;
+  // A badge the server puts on an error (e.g. one it pre-filled) leads its label.
+  return error.badge ? `${error.badge}: ${label}` : label;
 }
 
 export function whereLabel(state, error) {
@@ -60,7 +62,7 @@ export function marksFor(state, index, side, output) {
   const label = (e) => (state.contrastive ? `${state.outputLabel(e.output)}: ${errorLabel(state, e)}` : errorLabel(state, e));
   const marks = state.errors
     .filter(own)
-    .map((e) => ({ start: e.start, end: e.end, id: e.client_id, rank: state.severityRank(e.severity), cls: severityClass(state, e.severity), label: label(e) }));
+    .map((e) => ({ start: e.start, end: e.end, id: e.client_id, rank: state.severityRank(e.severity), cls: severityClass(state, e.severity), label: label(e), badged: Boolean(e.badge) }));
   const place = state.pending.place;
   if (place && place.segment === index && place.side === side && (side !== TARGET || place.output === output)) {
     marks.push({ start: place.start, end: place.end, pending: true });
@@ -91,6 +93,7 @@ export function pieces(text, marks) {
       const worst = errors.reduce((a, b) => (b.rank > a.rank ? b : a));
       piece.classList.add("hl", worst.cls);
       if (errors.length > 1) piece.classList.add("hl-overlap");
+      if (errors.some((m) => m.badged)) piece.classList.add("hl-badged");
       piece.dataset.ids = errors.map((m) => m.id).join(" ");
       piece.title = errors.map((m) => m.label).join("; ");
     }

@@ -160,6 +160,7 @@ export function documentView(state, els, { onRemove, onOpen }) {
     const row = el(
       "li",
       { className: "error-row", dataset: { clientId: error.client_id, saved: String(error.saved) } },
+      error.badge ? el("span", { className: "error-badge" }, error.badge) : null,
       el("span", { className: `sev-badge ${severityClass(state, error.severity)}` }, error.severity),
       error.category ? el("strong", { className: "error-category" }, state.category(error.category)?.label ?? error.category) : null,
       el("span", { className: "error-where" }, whereLabel(state, error)),

@@ -3,6 +3,8 @@ score and its errors (a JSON list). interop/formats/mqm_tsv.py writes a row per 
 
 import json
 
+from django.db.models import Count
+
 from accounts.pseudonyms import pseudonyms_of
 from exports.rows import CHUNK, iso, submitted_rows
 from studies.models import Segment
@@ -51,7 +53,8 @@ def _errors_by_segment(study):
 
 
 def translation_rows(study):
-    """One row per segment of each submitted assignment, by assignment and segment."""
+    """One row per segment of each submitted assignment (per rated segment, when its `items` name
+    them: report.rated_indices), by assignment and segment."""
     pseudonym = pseudonyms_of(study.pk)
     errors = _errors_by_segment(study)
     scores = {
@@ -65,15 +68,19 @@ def translation_rows(study):
         study.assignments.filter(status="submitted", document__isnull=False)
         .order_by("id")
         .values_list("id", "document_id", "document__external_id", "document__input_id", "document__system",
-                     "worker_id", "kind", "submitted_at", "active_seconds", "worker__platform", "worker__external_id")
+                     "worker_id", "kind", "submitted_at", "active_seconds", "worker__platform", "worker__external_id",
+                     "items")
     )  # fmt: skip
     for (pk, document, external_id, input_id, system, worker, kind, submitted_at, seconds, platform,
-         worker_id) in assignments.iterator(chunk_size=CHUNK):  # fmt: skip
+         worker_id, items) in assignments.iterator(chunk_size=CHUNK):  # fmt: skip
         if document not in segments_of:  # a document's segments, read once for all its raters
             segments_of[document] = list(
                 Segment.objects.filter(document_id=document).order_by("index").values_list("id", "index")
             )
+        rated = set(items) if items else None
         for segment, index in segments_of[document]:
+            if rated is not None and index not in rated:
+                continue
             score = scores.get((pk, segment))
             row = [study.slug, external_id, input_id, system, index, "" if score is None else score,
                    json.dumps(errors.get((pk, segment), []), ensure_ascii=False), pseudonym(worker), pk, kind,
@@ -82,9 +89,15 @@ def translation_rows(study):
 
 
 def translation_row_count(study):
+    counts = dict(
+        Segment.objects.filter(document__study=study)
+        .values("document_id")
+        .annotate(n=Count("id"))
+        .values_list("document_id", "n")
+    )
     return sum(
-        Segment.objects.filter(document_id=document).count()
-        for document in study.assignments.filter(status="submitted", document__isnull=False).values_list(
-            "document_id", flat=True
-        )
+        len(items) if items else counts.get(document, 0)
+        for document, items in study.assignments.filter(status="submitted", document__isnull=False)
+        .values_list("document_id", "items")
+        .iterator(chunk_size=CHUNK)
     )

@@ -8,8 +8,6 @@ score is its mean over the (segment, rater) pairs it was rated in; the ranking c
 systems segment by segment, a segment's raters averaged (reports/metrics/ranking.py).
 """
 
-from django.db.models import Count
-
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from reports.metrics.mqm import WeightMissing
@@ -38,19 +36,22 @@ def _submitted(study):
 
 
 def rated_segments(study):
-    """Every segment of every submitted main assignment, as RatedSegment rows (pseudonyms only).
-    An MQM row's score is its errors' weights summed; WeightMissing names an unweighted severity."""
+    """Every segment of every submitted main assignment, as RatedSegment rows (pseudonyms only):
+    the segments its `items` name when it has them (an imported rater rated only some segments of
+    a document: rated_indices), else all of the document's. An MQM row's score is its
+    errors' weights summed; WeightMissing names an unweighted severity."""
     annotator_of = pseudonyms_of(study.pk)
     submitted = _submitted(study)
     assignments = {
-        pk: (worker, document, input_id or external_id, system)
-        for pk, worker, document, input_id, external_id, system in submitted.values_list(
+        pk: (worker, document, input_id or external_id, system, items)
+        for pk, worker, document, input_id, external_id, system, items in submitted.values_list(
             "id",
             "worker_id",
             "document_id",
             "document__input_id",
             "document__external_id",
             "document__system",
+            "items",
         ).iterator(chunk_size=CHUNK)
     }
     errors, categories = {}, {}
@@ -69,11 +70,11 @@ def rated_segments(study):
         .values_list("assignment_id", "segment__index", "score")
         .iterator(chunk_size=CHUNK)
     }
-    segment_counts = dict(_segment_counts({a[1] for a in assignments.values()}))
+    indices_of = segment_indices(submitted.values("document_id"))
     weights = config.weights(study) if study.protocol == MQM else None
     rows = []
-    for pk, (worker, document, input_id, system) in assignments.items():
-        for index in range(segment_counts.get(document, 0)):
+    for pk, (worker, document, input_id, system, items) in assignments.items():
+        for index in rated_indices(items, indices_of.get(document, ())):
             marked = tuple(errors.get((pk, index), ()))
             if weights is not None:
                 score = sum(weights.weight(e.category, e.severity) for e in marked)
@@ -85,13 +86,24 @@ def rated_segments(study):
     return rows
 
 
-def _segment_counts(documents):
-    return (
+def rated_indices(items, indices):
+    """The indices of the segments an assignment rated: its `items` when it has them (an imported
+    rater rated only some segments of a document: interop/mqm_import.py), else every one of
+    `indices`, the document's."""
+    return items or indices
+
+
+def segment_indices(documents):
+    """{document pk: its segments' indices, in order}, of `documents` (pks, or a query of them)."""
+    indices = {}
+    for document, index in (
         Segment.objects.filter(document__in=documents)
-        .values("document_id")
-        .annotate(n=Count("id"))
-        .values_list("document_id", "n")
-    )
+        .order_by("document_id", "index")
+        .values_list("document_id", "index")
+        .iterator(chunk_size=CHUNK)
+    ):
+        indices.setdefault(document, []).append(index)
+    return indices
 
 
 def _severity_table(rows, severities):

@@ -12,9 +12,8 @@ from bundles.reading import plain, read_yaml
 from .exporting import study_corpus
 from .formats.registry import TRANSLATION, format_module
 from .importing import REPEATS, RETEST, write_corpus_bundle
-from .mqm_export import export_mqm
-from .mqm_import import STUDY_FIELDS as MQM_STUDY_FIELDS
-from .mqm_import import import_mqm
+from .mqm import STUDY_FIELDS as MQM_STUDY_FIELDS
+from .mqm import export_mqm, import_mqm
 from .reviewing import write_review_bundle
 
 SPAN, REVIEW = "span", "review"
@@ -43,7 +42,7 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
     the study takes). `options` are the format's own reading options (Label Studio:
     text_field) and `repeats` (RETEST or LATEST: what a person's repeated annotations of an
     item become, docs/interop.md "Repeated annotations"). A translation format (registry.TRANSLATION,
-    an MQM TSV) is imported as a study of its own protocol (mqm_import.py): its study.yaml gives the
+    an MQM TSV) is imported as a study of its own protocol (interop/mqm): its study.yaml gives the
     title, instructions, status and config, `weights` the MQM weights. Raises FormatUnavailable, or
     BundleInvalid listing every problem as `file:line: item: message`; nothing is written then.
     """
@@ -93,7 +92,7 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
 
 def _translation_import(*, path, fmt, slug, name, settings_path, settings_name, sentences_per_segment, options,
                         user, into, weights):  # fmt: skip
-    """An MQM TSV file as a new MQM study (mqm_import.py): a given study.yaml gives the title,
+    """An MQM TSV file as a new MQM study (interop/mqm): a given study.yaml gives the title,
     instructions, status and config (severities, weights); the option `title` the title."""
     problems = Problems()
     if into != SPAN:
@@ -133,7 +132,7 @@ def _translation_import(*, path, fmt, slug, name, settings_path, settings_name, 
 
 def study_export_annotations(*, study, fmt, path, identities=True):
     """Write the span study `study` to `path` in format `fmt` (a translation format: an MQM or
-    ESA study; returns what mqm_export wrote).
+    ESA study; returns what interop.mqm.export_mqm wrote).
 
     identities=False names annotators by their pseudonym in the study (for analysts).
     """

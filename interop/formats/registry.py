@@ -17,8 +17,8 @@ FORMATS = {
 }
 EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, never read back
 # Formats of translation studies (protocols/translation): a file is imported as a study of that
-# protocol and a study exported as one, by modules of their own (interop/mqm_import.py and
-# mqm_export.py), not through a span corpus. {name: the options its import takes}.
+# protocol and a study exported as one, by a package of their own (interop/mqm),
+# not through a span corpus. {name: the options its import takes}.
 TRANSLATION = {"mqm-tsv": ("title",)}
 
 

@@ -88,7 +88,7 @@ def rated_segments(study):
 
 def rated_indices(items, indices):
     """The indices of the segments an assignment rated: its `items` when it has them (an imported
-    rater rated only some segments of a document: interop/mqm_import.py), else every one of
+    rater rated only some segments of a document: interop/mqm), else every one of
     `indices`, the document's."""
     return items or indices
 

@@ -2,7 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from interop.exporting import NotSpans
 from interop.formats.registry import TRANSLATION, FormatUnavailable, names
-from interop.mqm_export import NotErrorSpans
+from interop.mqm import NotErrorSpans
 from interop.services import study_export_annotations
 from studies.models import Study
 

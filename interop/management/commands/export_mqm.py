@@ -3,7 +3,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from interop.mqm_export import NotErrorSpans
+from interop.mqm import NotErrorSpans
 from interop.services import study_export_annotations
 from studies.models import Study
 

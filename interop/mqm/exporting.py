@@ -13,7 +13,7 @@ imported file).
 An ESA study's lines have an empty category: ESA marks spans with a severity alone. Its segment
 scores have no column in the format; the annotation table has them.
 
-What an import kept of the file (Document.meta["interop"], mqm_import.py) is written back: the
+What an import kept of the file (Document.meta["interop"], writing.py) is written back: the
 header, the number of columns, the doc_id and seg_id columns, the comment column as it was, and
 a <v> never closed; so an imported file exported again is the same file, byte for byte, as far
 as docs/translation-studies.md says.
@@ -29,8 +29,8 @@ from protocols.translation.models import TranslationError
 from reports.metrics.mqm import NO_ERROR
 from studies.models import Segment
 
-from .formats.mqm_tsv import COLUMNS, Line, Marked, write
-from .mqm_import import FORMAT
+from ..formats.mqm_tsv import COLUMNS, Line, Marked, write
+from .writing import FORMAT
 
 HEADER = (*COLUMNS, "comment")
 NO_ERROR_LINE = "No-error"

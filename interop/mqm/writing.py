@@ -1,31 +1,6 @@
-"""An MQM TSV file (interop/formats/mqm_tsv.py) imported as a new MQM study
-(docs/translation-studies.md, "An MQM file into a study, and a study out as one").
+"""The second pass of an MQM import: the study, its taxonomy, documents, workers and assignments,
+then the segments and errors from a second read of the file, in batches, in one transaction."""
 
-- one Document per (system, doc): input_id the doc, one Segment per seg_id of the doc, in order
-  (numeric order when every seg_id of the file is a number, else the file's order), the target
-  text without its markers, Document.meta["sources"] the sources, index by index;
-- one worker per rater (platform "import", as every interop import names its annotators) and one
-  submitted Assignment per (rater, document), whose `items` are the indices of the segments the
-  rater rated: a document's segments are often shared out among several raters;
-- a TranslationError per error line: its span in the target, or in the source when the <v> is
-  there; a whole-segment category (Non-translation) covers the whole target when nothing is
-  marked; an error with no span is a [missing] marker. A No-error line adds no row: the segment is
-  rated (it is in the assignment's items) and has no error;
-- the taxonomy: one category per category of the file, its label the file's name ("Accuracy/
-  Mistranslation"), which the study's weights match; the config: the severities of the file,
-  mildest first, and the weights given (the common scheme otherwise).
-
-Segment indices are shared by every system's translation of a doc (the report compares systems
-segment by segment), so a system the file has no line for on some seg_id has no segment there.
-
-Two passes over the file, neither holding it whole: the first checks every line and keeps only
-what the second needs (which seg_ids, raters and severities there are, a digest of each text to
-find two lines disagreeing on one segment's text); the second, in one transaction, writes the
-rows in batches (bulk_create). A file with any problem writes nothing, and every problem names
-the file, the line and what is wrong.
-"""
-
-import hashlib
 from dataclasses import dataclass, field
 
 from django.db import transaction
@@ -37,20 +12,19 @@ from bundles.study_checks import SLUG
 from bundles.writing import workers_for
 from protocols.translation.keys import MISSING, MQM, SOURCE, SOURCES, TARGET
 from protocols.translation.models import TranslationError
-from reports.metrics.mqm import WeightMissing, Weights, is_no_error
+from reports.metrics.mqm import Weights, is_no_error
 from studies.config import config_problems
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 
-from .categories import LABEL_LENGTH, keys_for
-from .formats.mqm_tsv import COLUMNS, scan
+from ..categories import keys_for
+from ..formats.mqm_tsv import COLUMNS, scan
+from .checking import NAME_LENGTH, check_file, mildest_first
+from .rows import insert_rows, json_value, moment
 
 FORMAT = "mqm-tsv"  # Document.meta["interop"]["format"] of an imported document
 PLATFORM = Worker.Platform.IMPORT
 BATCH = 5000
-MAX_SEVERITIES = 6  # protocols/translation/config.py
-NAME_LENGTH = 255  # Document.system, input_id, external_id; Worker.external_id
-SEVERITY_LENGTH = 32  # TranslationError.severity
 STUDY_FIELDS = ("title", "instructions", "status", "config")
 
 
@@ -74,147 +48,10 @@ class MQMImport:
         )
 
 
-def _digest(text):
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
-
-
-@dataclass
-class _Doc:
-    """A doc of the file (the source document): its segments by seg_id, shared by every system."""
-
-    name: str
-    seg_ids: dict = field(default_factory=dict)  # seg_id -> [source, doc_id, first line]
-    systems: dict = field(default_factory=dict)  # system -> _Translation, in the file's order
-
-
-@dataclass
-class _Translation:
-    """One system's translation of a doc: its targets' digests and who rated which segment."""
-
-    system: str
-    targets: dict = field(default_factory=dict)  # seg_id -> (digest, first line)
-    raters: dict = field(default_factory=dict)  # rater -> {seg_id}, in the file's order
-
-
-@dataclass
-class _Plan:
-    """What the first pass learnt of the file."""
-
-    header: list = field(default_factory=list)
-    columns: dict = field(default_factory=dict)  # number of columns -> lines
-    docs: dict = field(default_factory=dict)  # doc -> _Doc, in the file's order
-    categories: dict = field(default_factory=dict)  # label -> first line
-    severities: dict = field(default_factory=dict)  # lower-case -> the file's first spelling
-    respelled: dict = field(default_factory=dict)  # another spelling -> its first line
-    lines: int = 0
-    errors: int = 0
-    numeric: bool = True  # every seg_id a whole number
-
-    def seg_order(self, doc):
-        seg_ids = list(doc.seg_ids)
-        return sorted(seg_ids, key=int) if self.numeric else seg_ids
-
-
-def _check_line(line, plan, weights, name, problems, weight_refused):
-    """Check one line against what earlier lines said; keep what the write needs."""
-    add = lambda message: problems.add(name, line.number, message)  # noqa: E731
-    for what, value in (("system", line.system), ("doc", line.doc), ("rater", line.rater)):
-        if len(value) > NAME_LENGTH:
-            add(f"the {what} name has {len(value)} characters; at most {NAME_LENGTH}")
-            return
-    if not line.target.text:
-        add("the target is empty: a segment needs a text")
-        return
-    if any("\x00" in value for value in (line.system, line.doc, line.doc_id, line.seg_id, line.rater,
-                                          line.source.text, line.target.text, line.category, *line.rest)):  # fmt: skip
-        add("a NUL character (\\x00), which no database text can hold")
-        return
-    no_error = is_no_error(line.category, line.severity)
-    if not no_error:
-        if not line.category.strip():
-            add("no category: an MQM error has a category and a severity (an ESA file names none)")
-            return
-        if not line.severity.strip():
-            add("no severity")
-            return
-        if len(line.category) > LABEL_LENGTH:
-            add(f"the category has {len(line.category)} characters; at most {LABEL_LENGTH}")
-            return
-        if len(line.severity.strip()) > SEVERITY_LENGTH:
-            add(f"the severity has {len(line.severity.strip())} characters; at most {SEVERITY_LENGTH}")
-            return
-        spans = len(line.source.spans) + len(line.target.spans)
-        if spans > 1:
-            add(f"{spans} spans marked; an error line marks one span (or none)")
-            return
-        severity = line.severity.strip()
-        if severity.lower() not in plan.severities:
-            plan.severities[severity.lower()] = severity
-        elif plan.severities[severity.lower()] != severity:
-            plan.respelled.setdefault(severity, line.number)
-        try:
-            weights.weight(line.category, severity)
-        except WeightMissing as missing:
-            if severity.lower() not in weight_refused:
-                weight_refused.add(severity.lower())
-                add(f"{missing}: give its weight (--weights, or the config's weights in study.yaml)")
-            return
-        plan.categories.setdefault(line.category, line.number)
-        plan.errors += 1
-    doc = plan.docs.get(line.doc)
-    if doc is None:
-        doc = plan.docs[line.doc] = _Doc(line.doc)
-    known = doc.seg_ids.get(line.seg_id)
-    if known is None:
-        doc.seg_ids[line.seg_id] = [line.source.text, line.doc_id, line.number]
-        if plan.numeric and not line.seg_id.isdecimal():
-            plan.numeric = False
-    elif known[0] != line.source.text:
-        add(f"the source of segment {line.seg_id} of doc {line.doc!r} differs from line {known[2]}'s")
-        return
-    translation = doc.systems.get(line.system)
-    if translation is None:
-        translation = doc.systems[line.system] = _Translation(line.system)
-    digest = _digest(line.target.text)
-    target = translation.targets.get(line.seg_id)
-    if target is None:
-        translation.targets[line.seg_id] = (digest, line.number)
-    elif target[0] != digest:
-        add(f"the target of segment {line.seg_id} of doc {line.doc!r} by {line.system} differs from "
-            f"line {target[1]}'s")  # fmt: skip
-        return
-    translation.raters.setdefault(line.rater, set()).add(line.seg_id)
-
-
-def check_file(path, *, name, weights, problems):
-    """The first pass: every line checked (problems added), a _Plan of what to write."""
-    plan, weight_refused = _Plan(), set()
-    for line in scan(
-        path, header=plan.header, problem=lambda number, message: problems.add(name, number, message)
-    ):
-        plan.lines += 1
-        columns = len(COLUMNS) + len(line.rest)
-        plan.columns[columns] = plan.columns.get(columns, 0) + 1
-        _check_line(line, plan, weights, name, problems, weight_refused)
-    if not plan.lines and not problems:
-        problems.add(name, 0, "no MQM lines in the file")
-    if len(plan.severities) > MAX_SEVERITIES:
-        problems.add(name, 0, f"{len(plan.severities)} severities ({', '.join(plan.severities.values())}); "
-                              f"a study has at most {MAX_SEVERITIES}")  # fmt: skip
-    return plan
-
-
-def _severities(plan, weights):
-    """The file's severities, mildest first (by weight, then as the file first uses them)."""
-    found = list(plan.severities.values())
-    return sorted(found, key=lambda s: (weights.weighs(s) if weights.weighs(s) is not None else float("inf"),
-                                        found.index(s)))  # fmt: skip
-
-
 def _study_config(plan, weights_config, settings):
     config = dict(settings.get("config") or {})
     config.setdefault(
-        "severities", _severities(plan, Weights.from_config(weights_config)) or ["Minor", "Major"]
+        "severities", mildest_first(plan, Weights.from_config(weights_config)) or ["Minor", "Major"]
     )
     if weights_config is not None:
         config["weights"] = weights_config
@@ -260,7 +97,7 @@ class _Written:
 
     document: object
     indices: dict  # seg_id -> segment index
-    segment_ids: dict = field(default_factory=dict)  # index -> Segment pk
+    segment_ids: dict = field(default_factory=dict)  # index -> Segment pk (None: in the batch being written)
     unclosed: list = field(default_factory=list)  # [index, rater, side, start] of each <v> never closed
 
 
@@ -359,7 +196,7 @@ def _write(path, name, plan, weights, config, problems, *, user, slug, fields):
     Document.objects.bulk_create(documents, batch_size=BATCH)
     workers = workers_for({(PLATFORM, rater) for d in plan.docs.values() for t in d.systems.values()
                            for rater in t.raters})  # fmt: skip
-    assignments, assignment_of = [], {}
+    assignments, assignment_of = [], {}  # (system, doc, rater) -> the assignment's id, once written
     for doc in plan.docs.values():
         for system, translation in doc.systems.items():
             place = written[(system, doc.name)]
@@ -370,11 +207,13 @@ def _write(path, name, plan, weights, config, problems, *, user, slug, fields):
                 assignments.append(row)
                 assignment_of[(system, doc.name, rater)] = row
     Assignment.objects.bulk_create(assignments, batch_size=BATCH)
+    assignment_of = {key: row.pk for key, row in assignment_of.items()}
     rated = sum(len(row.items) for row in assignments)
     notes = _notes(name, plan, columns)
     severities = dict(plan.severities)
     del plan, assignments, documents  # the second pass needs none of it but what is written above
-    segments, errors = _second_pass(path, written, assignment_of, category_of, severities, weights)
+    categories = {label: category.pk for label, category in category_of.items()}
+    segments, errors = _second_pass(study, path, written, assignment_of, categories, severities, weights)
     for place in written.values():
         if place.unclosed:
             place.document.meta["interop"]["unclosed"] = place.unclosed
@@ -402,50 +241,47 @@ def _notes(name, plan, columns):
     return notes
 
 
-def _second_pass(path, written, assignment_of, category_of, severities, weights):
-    """Segments and errors, from a second read of the file, in batches; (segments, errors) written."""
-    pending_segments, pending_errors = [], []
-    counts = [0, 0]
+SEGMENT_FIELDS = ("document", "index", "text", "sentences")
+ERROR_FIELDS = ("assignment", "segment", "side", "start", "end", "text", "category", "severity", "comment", "client_id",
+                "created_at")  # fmt: skip
+
+
+def _second_pass(study, path, written, assignment_of, category_of, severities, weights):
+    """Segments and errors, from a second read of the file, a batch at a time; (segments, errors)."""
+    segments, errors, counts, now = [], [], [0, 0], moment()
+    by_document = {place.document.pk: place for place in written.values()}
+    last = [0]  # the highest segment id this import has seen: the next batch's are above it
 
     def flush():
-        Segment.objects.bulk_create([segment for _, segment in pending_segments], batch_size=BATCH)
-        for place, segment in pending_segments:
-            place.segment_ids[segment.index] = segment.pk  # None until now: pending
-        TranslationError.objects.bulk_create(
-            [TranslationError(segment_id=place.segment_ids[index], **error) for place, index, error in pending_errors],
-            batch_size=BATCH,
-        )  # fmt: skip
-        counts[0] += len(pending_segments)
-        counts[1] += len(pending_errors)
-        pending_segments.clear()
-        pending_errors.clear()
+        insert_rows(Segment, SEGMENT_FIELDS, segments)
+        for pk, document, index in Segment.objects.filter(document__study=study, pk__gt=last[0]).values_list(
+            "pk", "document_id", "index"
+        ):
+            by_document[document].segment_ids[index] = pk
+            last[0] = max(last[0], pk)
+        insert_rows(TranslationError, ERROR_FIELDS,
+                    ((assignment, place.segment_ids[index], *rest) for assignment, place, index, rest in errors))  # fmt: skip
+        counts[0] += len(segments)
+        counts[1] += len(errors)
+        segments.clear()
+        errors.clear()
 
     for line in scan(path, problem=lambda number, message: None):  # checked in the first pass
         place = written[(line.system, line.doc)]
         index = place.indices[line.seg_id]
         if index not in place.segment_ids:
-            place.segment_ids[index] = None
+            place.segment_ids[index] = None  # its id once its batch is written
             text = line.target.text
-            pending_segments.append(
-                (
-                    place,
-                    Segment(
-                        document=place.document, index=index, text=text, sentences=sentence_offsets(text)
-                    ),
-                )
-            )
+            segments.append((place.document.pk, index, text, json_value(sentence_offsets(text))))
         if not is_no_error(line.category, line.severity):
-            category = category_of[line.category]
             side, start, end, text = _placed(line, line.category, weights)
             if line.unclosed and side != MISSING:
                 place.unclosed.append([index, line.rater, side, start])
-            assignment = assignment_of[(line.system, line.doc, line.rater)]
-            pending_errors.append((place, index, {
-                "assignment": assignment, "side": side, "start": start, "end": end, "text": text,
-                "category": category, "severity": severities[line.severity.strip().lower()], "comment": "\t".join(line.rest),
-                "client_id": f"line-{line.number}",
-            }))  # fmt: skip
-        if len(pending_segments) >= BATCH or len(pending_errors) >= BATCH:
+            errors.append((assignment_of[(line.system, line.doc, line.rater)], place, index, (
+                side, start, end, text, category_of[line.category], severities[line.severity.strip().lower()],
+                "\t".join(line.rest), f"line-{line.number}", now,
+            )))  # fmt: skip
+        if len(segments) >= BATCH or len(errors) >= BATCH:
             flush()
     flush()
     return counts[0], counts[1]

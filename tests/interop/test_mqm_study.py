@@ -268,3 +268,18 @@ def test_import_annotations_takes_the_format_too_and_refuses_what_does_not_apply
         out.splitlines()[0].startswith("imported y: 2 documents")
         and Study.objects.get(slug="y").title == "Mine"
     )
+
+
+def test_a_failure_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
+    from interop.mqm import writing
+
+    def broken(model, fields, rows):
+        raise RuntimeError("the disk is full")
+
+    path = tmp_path / "small.tsv"
+    path.write_text(SMALL, encoding="utf-8")
+    monkeypatch.setattr(writing, "insert_rows", broken)
+    with pytest.raises(RuntimeError, match="the disk is full"):
+        call_command("import_mqm", str(path), "--study", "half")
+    assert not Study.objects.exists() and not Taxonomy.objects.exists() and not Document.objects.exists()
+    assert not Assignment.objects.exists() and not Worker.objects.filter(platform="import").exists()

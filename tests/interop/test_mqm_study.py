@@ -283,3 +283,15 @@ def test_a_failure_while_writing_leaves_nothing_behind(tmp_path, monkeypatch):
         call_command("import_mqm", str(path), "--study", "half")
     assert not Study.objects.exists() and not Taxonomy.objects.exists() and not Document.objects.exists()
     assert not Assignment.objects.exists() and not Worker.objects.filter(platform="import").exists()
+
+
+def test_the_annotation_table_has_a_row_per_rated_segment_not_per_segment_of_each_document(tmp_path):
+    from protocols.translation.exports import translation_row_count, translation_rows
+
+    path = tmp_path / "small.tsv"
+    path.write_text(SMALL, encoding="utf-8")
+    study = imported(path, slug="small")
+    rows = [row for row, _ in translation_rows(study)]
+    assert translation_row_count(study) == len(rows) == 7  # 4 of A's, 3 of B's, as in the file
+    assert sorted((row[3], row[4]) for row in rows) == [("A", 0), ("A", 0), ("A", 1), ("A", 2),
+                                                        ("B", 0), ("B", 1), ("B", 2)]  # fmt: skip

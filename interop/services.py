@@ -14,6 +14,7 @@ from .formats.registry import TRANSLATION, format_module
 from .importing import REPEATS, RETEST, write_corpus_bundle
 from .mqm import STUDY_FIELDS as MQM_STUDY_FIELDS
 from .mqm import export_mqm, import_mqm
+from .pearmut import import_campaign
 from .reviewing import write_review_bundle
 
 SPAN, REVIEW = "span", "review"
@@ -92,15 +93,20 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
 
 def _translation_import(*, path, fmt, slug, name, settings_path, settings_name, sentences_per_segment, options,
                         user, into, weights):  # fmt: skip
-    """An MQM TSV file as a new MQM study (interop/mqm): a given study.yaml gives the title,
-    instructions, status and config (severities, weights); the option `title` the title."""
+    """An MQM TSV file as a new MQM study (interop/mqm), a Pearmut campaign's items as a new study
+    of its protocol (pearmut.py): a given study.yaml gives the title, instructions, status and
+    config (MQM TSV: severities, weights); the option `title` the title."""
     problems = Problems()
+    what, segments = {
+        "mqm-tsv": ("an MQM TSV file", "its seg_ids"),
+        "pearmut": ("a Pearmut campaign", "its items"),
+    }[fmt]
     if into != SPAN:
         problems.add(
-            name, 0, f"an MQM TSV file is imported as an MQM study of its own, not into a {INTO[into]}"
+            name, 0, f"{what} is imported as a translation study of its own, not into a {INTO[into]}"
         )
     if sentences_per_segment is not None:
-        problems.add(name, 0, "an MQM TSV file's segments are its seg_ids; it is not cut into sentences")
+        problems.add(name, 0, f"{what}'s segments are {segments}; it is not cut into sentences")
     options = {key: value for key, value in (options or {}).items() if value is not None}
     for key in options:
         if key not in TRANSLATION[fmt]:
@@ -115,18 +121,19 @@ def _translation_import(*, path, fmt, slug, name, settings_path, settings_name, 
         if not isinstance(raw, dict):
             problems.add(settings_name, 1, "must be a mapping (title, instructions, status, config)")
             raw = {}
-        unknown = sorted(set(raw) - {*MQM_STUDY_FIELDS, "slug", "protocol"})
+        unknown = sorted(set(raw) - {*MQM_STUDY_FIELDS, "slug"})
         if unknown:
-            problems.add(settings_name, 1, f"{', '.join(unknown)}: an MQM import takes {', '.join(MQM_STUDY_FIELDS)} "
-                                           "(the taxonomy is made of the file's categories)")  # fmt: skip
-        if raw.get("protocol", "mqm") != "mqm":
-            problems.add(
-                settings_name, 1, f"protocol is {raw['protocol']!r}; an MQM file imports into an MQM study"
-            )
+            problems.add(settings_name, 1, f"{', '.join(unknown)}: {what} takes {', '.join(MQM_STUDY_FIELDS)} from a "
+                                           "study.yaml (its protocol and categories are its own)")  # fmt: skip
         settings = {key: raw[key] for key in MQM_STUDY_FIELDS if key in raw}
     problems.raise_if_any()
-    done = import_mqm(path, slug=slug, name=name, title=options.get("title"), weights=weights, settings=settings,
-                      user=user)  # fmt: skip
+    if fmt == "pearmut":
+        done = import_campaign(
+            path, slug=slug, name=name, title=options.get("title"), settings=settings, user=user
+        )
+    else:
+        done = import_mqm(path, slug=slug, name=name, title=options.get("title"), weights=weights,
+                          settings=settings, user=user)  # fmt: skip
     return AnnotationsImport(result=done, notes=done.notes)
 
 
@@ -136,9 +143,9 @@ def study_export_annotations(*, study, fmt, path, identities=True):
 
     identities=False names annotators by their pseudonym in the study (for analysts).
     """
+    module = format_module(fmt, reading=False)
     if fmt in TRANSLATION:
         return export_mqm(study=study, path=path, identities=identities)
-    module = format_module(fmt, reading=False)
     corpus = study_corpus(study, fmt=fmt, identities=identities)
     module.write(corpus, path)
     return corpus

@@ -14,12 +14,13 @@ FORMATS = {
     "factgenie": "interop.formats.factgenie",
     "hf": "interop.formats.hf",
     "mqm-tsv": "interop.formats.mqm_tsv",
+    "pearmut": "interop.pearmut",  # a campaign's items (read only: its results have no documented format)
 }
 EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, never read back
 # Formats of translation studies (protocols/translation): a file is imported as a study of that
-# protocol and a study exported as one, by a package of their own (interop/mqm),
+# protocol and a study exported as one, by modules of their own (interop/mqm, interop/pearmut.py),
 # not through a span corpus. {name: the options its import takes}.
-TRANSLATION = {"mqm-tsv": ("title",)}
+TRANSLATION = {"mqm-tsv": ("title",), "pearmut": ("title",)}
 
 
 # Options of the import itself, which every format takes (interop/importing.py: repeats).

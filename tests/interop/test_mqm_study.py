@@ -257,7 +257,7 @@ def test_import_annotations_takes_the_format_too_and_refuses_what_does_not_apply
         call_command("import_annotations", str(path), "--format", "mqm-tsv", "--slug", "x", "--into", "review",
                      "--sentences-per-segment", "2", stderr=err)  # fmt: skip
     assert err.getvalue().splitlines() == [
-        "small.tsv:0: an MQM TSV file is imported as an MQM study of its own, not into a review study of the "
+        "small.tsv:0: an MQM TSV file is imported as a translation study of its own, not into a review study of the "
         "evaluators' annotations",
         "small.tsv:0: an MQM TSV file's segments are its seg_ids; it is not cut into sentences",
     ]

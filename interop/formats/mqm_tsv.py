@@ -114,9 +114,15 @@ def unmark(text):
         position = closing + len(CLOSE)
 
 
+GZIP_MAGIC = b"\x1f\x8b"
+
+
 def opened(path):
-    """The file as bytes, .gz read as it is."""
-    return (gzip.open if str(path).endswith(".gz") else open)(path, "rb")
+    """The file as bytes, a gzip file read as it is (known by its first bytes: an upload is
+    saved without its name's .gz)."""
+    with open(path, "rb") as handle:
+        compressed = handle.read(2) == GZIP_MAGIC
+    return (gzip.open if compressed else open)(path, "rb")
 
 
 def scan(path, *, problem, header=None):
@@ -133,6 +139,8 @@ def scan(path, *, problem, header=None):
                 continue
             # No quoting in this format: a line is its fields between tabs.
             text = text.removesuffix("\n").removesuffix("\r")
+            if number == 1:
+                text = text.removeprefix("\ufeff")  # a byte order mark, as spreadsheet programs write one
             fields = text.split("\t") if text else []
             if number == 1 and [f.strip().lower() for f in fields[:2]] == ["system", "doc"]:
                 if header is not None:

@@ -295,3 +295,23 @@ def test_the_annotation_table_has_a_row_per_rated_segment_not_per_segment_of_eac
     assert translation_row_count(study) == len(rows) == 7  # 4 of A's, 3 of B's, as in the file
     assert sorted((row[3], row[4]) for row in rows) == [("A", 0), ("A", 0), ("A", 1), ("A", 2),
                                                         ("B", 0), ("B", 1), ("B", 2)]  # fmt: skip
+
+
+def test_a_file_without_header_or_comment_column_comes_back_as_it_was(tmp_path):
+    # Nine columns, no header, gzipped and saved under a name without .gz (as an upload is).
+    body = "".join(line.rsplit("\t", 1)[0] + "\n" for line in SMALL.splitlines()[1:])
+    body = body.replace(
+        "Die Katze schläft.\tDie Katze schläft.", "Die Katze schläft.\t<v>Die Katze schläft.</v>"
+    )
+    path = tmp_path / "upload"
+    path.write_bytes(gzip.compress(body.encode()))
+    imported(path, slug="bare")
+    run("export_mqm", "bare", str(tmp_path / "out.tsv"))
+    assert (tmp_path / "out.tsv").read_text(encoding="utf-8") == body
+
+
+def test_a_byte_order_mark_does_not_hide_the_header(tmp_path):
+    path = tmp_path / "bom.tsv"
+    path.write_text("\ufeff" + SMALL, encoding="utf-8")
+    imported(path, slug="bom")
+    assert set(Study.objects.get(slug="bom").documents.values_list("system", flat=True)) == {"A", "B"}

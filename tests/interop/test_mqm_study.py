@@ -315,3 +315,22 @@ def test_a_byte_order_mark_does_not_hide_the_header(tmp_path):
     path.write_text("\ufeff" + SMALL, encoding="utf-8")
     imported(path, slug="bom")
     assert set(Study.objects.get(slug="bom").documents.values_list("system", flat=True)) == {"A", "B"}
+
+
+def test_a_system_without_a_line_on_a_segment_has_no_segment_there_and_the_others_keep_their_places(tmp_path):
+    body = "".join(line + "\n" for line in SMALL.splitlines()[1:] if not line.startswith("B\td1\t2\t"))
+    path = tmp_path / "gap.tsv"
+    path.write_text(HEADER + body, encoding="utf-8")
+    out, _ = run("import_mqm", str(path), "--study", "gap")
+    assert (
+        "note: gap.tsv: B has no line on 1 of the 3 segments of doc 'd1'; its document has no segment there"
+        in out
+    )
+    b = Study.objects.get(slug="gap").documents.get(system="B")
+    assert list(b.segments.values_list("index", flat=True)) == [
+        0,
+        2,
+    ]  # seg_id 10 stays at index 2, beside A's
+    assert report_scores(Study.objects.get(slug="gap"))["B"] == (pytest.approx(1.1 / 2), 2)
+    run("export_mqm", "gap", str(tmp_path / "out.tsv"))
+    assert (tmp_path / "out.tsv").read_text(encoding="utf-8") == HEADER + body

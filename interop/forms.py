@@ -6,7 +6,8 @@ from .formats.registry import EXPORT_ONLY, FormatUnavailable, OptionInvalid, nam
 from .services import INTO, SPAN
 
 READABLE = {"label-studio": "Label Studio (JSON export)", "doccano": "doccano (JSONL)", "potato": "Potato",
-            "factgenie": "factgenie"}  # fmt: skip
+            "factgenie": "factgenie", "mqm-tsv": "MQM TSV (rated translations, into an MQM study)",
+            "pearmut": "Pearmut campaign (its items, into a DA, ESA or MQM study)"}  # fmt: skip
 # Options naming a file on the server: an upload may not read the server's files.
 SERVER_FILES = {"outputs": "factgenie's outputs file is read on the server: import it with the command"}
 
@@ -25,7 +26,8 @@ class AnnotationsUploadForm(forms.Form):
     taxonomy = forms.FileField(
         label="study.yaml (optional)", required=False,
         help_text="Its taxonomy (and title, instructions, config) for the study; without it, one category per "
-        "label found in the file. For a review study, a review study.yaml (its questions).",
+        "label found in the file. For a review study, a review study.yaml (its questions). For an MQM TSV "
+        "file or a Pearmut campaign, its title, instructions, status and config; the categories are the file's.",
     )  # fmt: skip
     sentences_per_segment = forms.IntegerField(
         min_value=1, max_value=100, required=False,
@@ -37,7 +39,7 @@ class AnnotationsUploadForm(forms.Form):
         "annotations of an item become their retests) or repeats=latest (the latest is their main annotation, "
         "the earlier ones retests). doccano: offsets=code-points for a file counting code points "
         "(doccano's own count UTF-16 units); Label Studio: text_field=FIELD, the field of data holding the text "
-        "when several fields are text.",
+        "when several fields are text. MQM TSV and Pearmut: title=TITLE only.",
     )  # fmt: skip
 
     def clean_slug(self):

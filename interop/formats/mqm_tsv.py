@@ -114,52 +114,72 @@ def unmark(text):
         position = closing + len(CLOSE)
 
 
-def read(path, *, name=None):
-    """The file's lines (Line) and its header's columns (None without one); MQMFileInvalid with
-    every problem."""
-    name = name or str(path)
-    lines, problems, header = [], [], None
-    opener = gzip.open if str(path).endswith(".gz") else open
-    with opener(path, "rb") as handle:
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def opened(path):
+    """The file as bytes, a gzip file read as it is (known by its first bytes: an upload is
+    saved without its name's .gz)."""
+    with open(path, "rb") as handle:
+        compressed = handle.read(2) == GZIP_MAGIC
+    return (gzip.open if compressed else open)(path, "rb")
+
+
+def scan(path, *, problem, header=None):
+    """Each Line of the file in order, one at a time (a 300,000-line file is never held whole).
+
+    A line it cannot take is given to `problem(number, message)` and skipped; `header`, a list,
+    gets the header line's columns when there is one."""
+    with opened(path) as handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as error:
-                problems.append(
-                    f"{name}, line {number}: not UTF-8 ({error.reason} at byte {error.start + 1})"
-                )
+                problem(number, f"not UTF-8 ({error.reason} at byte {error.start + 1})")
                 continue
             # No quoting in this format: a line is its fields between tabs.
             text = text.removesuffix("\n").removesuffix("\r")
+            if number == 1:
+                text = text.removeprefix("\ufeff")  # a byte order mark, as spreadsheet programs write one
             fields = text.split("\t") if text else []
             if number == 1 and [f.strip().lower() for f in fields[:2]] == ["system", "doc"]:
-                header = fields
+                if header is not None:
+                    header.extend(fields)
                 continue
             if not fields:
-                problems.append(f"{name}, line {number}: an empty line")
+                problem(number, "an empty line")
                 continue
             if len(fields) < len(COLUMNS):
-                problems.append(
-                    f"{name}, line {number}: {len(fields)} columns, an MQM line has at least {len(COLUMNS)} "
-                    f"({', '.join(COLUMNS)})"
+                problem(
+                    number,
+                    f"{len(fields)} columns, an MQM line has at least {len(COLUMNS)} ({', '.join(COLUMNS)})",
                 )
                 continue
             system, doc, doc_id, seg_id, rater, source, target, category, severity, *rest = fields
             try:
                 source_marked, target_marked = unmark(source), unmark(target)
             except ValueError as error:
-                problems.append(f"{name}, line {number}: the span markers do not pair up: {error}")
+                problem(number, f"the span markers do not pair up: {error}")
                 continue
             missing = [column for column, value in zip(("system", "seg_id", "rater"), (system, seg_id, rater), strict=True)
                        if not value.strip()]  # fmt: skip
             if missing:
-                problems.append(f"{name}, line {number}: no {' and no '.join(missing)}")
+                problem(number, f"no {' and no '.join(missing)}")
                 continue
-            lines.append(Line(number, system, doc, doc_id, seg_id, rater, source_marked, target_marked,
-                              category, severity, tuple(rest)))  # fmt: skip
+            yield Line(number, system, doc, doc_id, seg_id, rater, source_marked, target_marked,
+                       category, severity, tuple(rest))  # fmt: skip
+
+
+def read(path, *, name=None):
+    """The file's lines (Line) and its header's columns (None without one); MQMFileInvalid with
+    every problem."""
+    name = name or str(path)
+    problems, header = [], []
+    lines = list(scan(path, header=header,
+                      problem=lambda number, message: problems.append(f"{name}, line {number}: {message}")))  # fmt: skip
     if problems:
         raise MQMFileInvalid(problems)
-    return lines, header
+    return lines, header or None
 
 
 def write(handle, lines, *, header=(*COLUMNS, "comment")):

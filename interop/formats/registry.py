@@ -13,8 +13,14 @@ FORMATS = {
     "potato": "interop.formats.potato",
     "factgenie": "interop.formats.factgenie",
     "hf": "interop.formats.hf",
+    "mqm-tsv": "interop.formats.mqm_tsv",
+    "pearmut": "interop.pearmut",  # a campaign's items (read only: its results have no documented format)
 }
 EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, never read back
+# Formats of translation studies (protocols/translation): a file is imported as a study of that
+# protocol and a study exported as one, by modules of their own (interop/mqm, interop/pearmut.py),
+# not through a span corpus. {name: the options its import takes}.
+TRANSLATION = {"mqm-tsv": ("title",), "pearmut": ("title",)}
 
 
 # Options of the import itself, which every format takes (interop/importing.py: repeats).
@@ -54,7 +60,9 @@ def format_module(name, *, reading):
 
 def reading_options(name):
     """The names of the options an import of format `name` takes: its reader's (doccano: offsets),
-    in their order, then the import's own (IMPORT_OPTIONS)."""
+    in their order, then the import's own (IMPORT_OPTIONS). A translation format: its import's."""
+    if name in TRANSLATION:
+        return list(TRANSLATION[name])
     parameters = inspect.signature(format_module(name, reading=True).read).parameters.values()
     return [parameter.name for parameter in parameters if parameter.kind is parameter.KEYWORD_ONLY] + [
         option for option in IMPORT_OPTIONS if option not in {p.name for p in parameters}

@@ -3,6 +3,8 @@ score and its errors (a JSON list). interop/formats/mqm_tsv.py writes a row per 
 
 import json
 
+from django.db.models import Count
+
 from accounts.pseudonyms import pseudonyms_of
 from exports.rows import CHUNK, iso, submitted_rows
 from studies.models import Segment
@@ -68,8 +70,9 @@ def _rated(study):
 
 
 def translation_rows(study):
-    """One row per segment of each translation a submitted assignment rated, by assignment,
-    translation and segment."""
+    """One row per rated segment of each translation a submitted assignment rated, by assignment,
+    translation and segment (only the segments an assignment's `items` name, when it names
+    segments: report.rated_documents)."""
     pseudonym = pseudonyms_of(study.pk)
     errors = _errors_by_segment(study)
     scores = {
@@ -79,7 +82,7 @@ def translation_rows(study):
         )
     }
     documents = {}
-    for (pk, _document, _items, worker, kind, submitted_at, seconds, platform, worker_id), document in _rated(
+    for (pk, _document, items, worker, kind, submitted_at, seconds, platform, worker_id), document in _rated(
         study
     ):
         if document not in documents:  # a document's segments, read once for all its raters
@@ -93,7 +96,10 @@ def translation_rows(study):
             )
             documents[document] = (described, segments)
         (external_id, input_id, system), segments = documents[document]
+        named = {i for i in items or [] if isinstance(i, int)}
         for segment, index in segments:
+            if named and index not in named:
+                continue
             score = scores.get((pk, segment))
             row = [study.slug, external_id, input_id, system, index, "" if score is None else score,
                    json.dumps(errors.get((pk, segment), []), ensure_ascii=False), pseudonym(worker), pk, kind,
@@ -102,4 +108,14 @@ def translation_rows(study):
 
 
 def translation_row_count(study):
-    return sum(Segment.objects.filter(document_id=document).count() for _row, document in _rated(study))
+    counts = dict(
+        Segment.objects.filter(document__study=study)
+        .values("document_id")
+        .annotate(n=Count("id"))
+        .values_list("document_id", "n")
+    )
+    total = 0
+    for (_pk, _document, items, *_rest), document in _rated(study):
+        named = [i for i in items or [] if isinstance(i, int)]
+        total += len(named) if named else counts.get(document, 0)
+    return total

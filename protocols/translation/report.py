@@ -9,8 +9,6 @@ score is its mean over the (segment, rater) pairs it was rated in; the ranking c
 systems segment by segment, a segment's raters averaged (reports/metrics/ranking.py).
 """
 
-from django.db.models import Count
-
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from reports.metrics.mqm import WeightMissing
@@ -42,31 +40,37 @@ def _submitted(study):
 
 
 def rated_documents(submitted):
-    """(assignment pk, worker pk, document pk) of every translation the submitted assignments
-    rated: an assignment's document, or each document of a contrastive block."""
+    """(assignment pk, worker pk, document pk, segment indices or None) of every translation the
+    submitted assignments rated: an assignment's document, with the segments its `items` name
+    when it has them (an imported rater rated only some segments of a document: interop/mqm),
+    or each document of a contrastive block (its items are the block's documents)."""
     for pk, worker, document, items in submitted.values_list(
         "id", "worker_id", "document_id", "items"
     ).iterator(chunk_size=CHUNK):
         if document is not None:
-            yield pk, worker, document
+            yield pk, worker, document, [i for i in items or [] if isinstance(i, int)] or None
         else:
             for item in items or []:
                 if isinstance(item, dict) and "document" in item:
-                    yield pk, worker, item["document"]
+                    yield pk, worker, item["document"], None
 
 
 def rated_segments(study, submitted=None):
-    """Every segment of every submitted main assignment (or of the `submitted` assignments, e.g. an
-    LLM judge's model assignments), as RatedSegment rows (pseudonyms only; a judge keeps its key).
-    An MQM row's score is its errors' weights summed; WeightMissing names an unweighted severity."""
+    """Every rated segment of every submitted main assignment (or of the `submitted` assignments,
+    e.g. an LLM judge's model assignments), as RatedSegment rows (pseudonyms only; a judge keeps
+    its key): the segments an assignment's `items` name when it has them (rated_documents), else
+    all of the document's. An MQM row's score is its errors' weights summed; WeightMissing names
+    an unweighted severity."""
     annotator_of = pseudonyms_of(study.pk)
     submitted = _submitted(study) if submitted is None else submitted
     rated = list(rated_documents(submitted))
+    # The study's documents, read whole rather than by a list of the rated ones' ids: a campaign
+    # of 300,000 documents would pass SQLite's limit of parameters in one statement.
     described = {
         pk: (input_id or external_id, system)
-        for pk, input_id, external_id, system in study.documents.filter(pk__in={d for _, _, d in rated})
-        .values_list("id", "input_id", "external_id", "system")
-        .iterator(chunk_size=CHUNK)
+        for pk, input_id, external_id, system in study.documents.values_list(
+            "id", "input_id", "external_id", "system"
+        ).iterator(chunk_size=CHUNK)
     }
     errors = {}
     for assignment, document, index, side, start, end, label, severity in (
@@ -92,14 +96,14 @@ def rated_segments(study, submitted=None):
         .values_list("assignment_id", "segment__document_id", "segment__index", "score")
         .iterator(chunk_size=CHUNK)
     }
-    segment_counts = dict(_segment_counts({d for _, _, d in rated}))
+    indices_of = segment_indices(study.documents.values("id"))
     weights = config.weights(study) if scheme(study.protocol) == MQM else None
     rows = []
-    for pk, worker, document in rated:
+    for pk, worker, document, subset in rated:
         if document not in described:
             continue
         input_id, system = described[document]
-        for index in range(segment_counts.get(document, 0)):
+        for index in rated_indices(subset, indices_of.get(document, ())):
             marked = tuple(errors.get((pk, document, index), ()))
             if weights is not None:
                 score = sum(weights.weight(e.category, e.severity) for e in marked)
@@ -111,13 +115,24 @@ def rated_segments(study, submitted=None):
     return rows
 
 
-def _segment_counts(documents):
-    return (
+def rated_indices(items, indices):
+    """The indices of the segments an assignment rated: its `items` when it has them (an imported
+    rater rated only some segments of a document: interop/mqm), else every one of
+    `indices`, the document's."""
+    return items or indices
+
+
+def segment_indices(documents):
+    """{document pk: its segments' indices, in order}, of `documents` (pks, or a query of them)."""
+    indices = {}
+    for document, index in (
         Segment.objects.filter(document__in=documents)
-        .values("document_id")
-        .annotate(n=Count("id"))
-        .values_list("document_id", "n")
-    )
+        .order_by("document_id", "index")
+        .values_list("document_id", "index")
+        .iterator(chunk_size=CHUNK)
+    ):
+        indices.setdefault(document, []).append(index)
+    return indices
 
 
 def _severity_table(rows, severities):

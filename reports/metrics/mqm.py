@@ -58,6 +58,14 @@ class Weights:
         whole = {_name(k): float(v) for k, v in config.get("whole_segment", default.whole_segment).items()}
         return cls(severities, categories, whole)
 
+    def is_whole_segment(self, category):
+        """Whether the category covers the whole segment (Non-translation): weighed whatever its severity."""
+        return _name(category).rstrip("!") in self.whole_segment
+
+    def weighs(self, severity):
+        """The severity's own weight, or None when the scheme has none for it."""
+        return self.severities.get(_name(severity))
+
     def weight(self, category, severity):
         if is_no_error(category, severity):
             return 0.0

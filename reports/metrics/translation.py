@@ -66,11 +66,12 @@ def _units(rated):
     return {unit: raters for unit, raters in by_unit.items() if len(raters) >= 2}
 
 
-def span_f1(rated, keep=lambda error: True):
+def span_f1(rated, keep=lambda error: True, units=None):
     """(F1, characters marked in all) over every pair of raters of every shared unit, for the
-    errors `keep` selects; F1 is None when no one marked anything."""
+    errors `keep` selects; F1 is None when no one marked anything. `units`: _units(rated), when
+    the caller has them already."""
     both = marked = 0
-    for raters in _units(rated).values():
+    for raters in (units if units is not None else _units(rated)).values():
         for first, second in combinations(sorted(raters), 2):
             a = marked_positions(raters[first].errors, keep)
             b = marked_positions(raters[second].errors, keep)
@@ -89,9 +90,10 @@ def span_agreement(rated):
     rated = list(rated)
     severities = sorted({e.severity for row in rated for e in row.errors})
     categories = sorted({top_category(e.category) for row in rated for e in row.errors if e.category})
+    units = _units(rated)  # once for every entry: a 300,000-segment campaign groups in seconds
 
     def entry(name, keep):
-        f1, marked = span_f1(rated, keep)
+        f1, marked = span_f1(rated, keep, units)
         return {"name": name, "f1": f1, "marked": marked}
 
     return {

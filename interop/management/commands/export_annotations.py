@@ -1,13 +1,17 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from interop.exporting import NotSpans
-from interop.formats.registry import FormatUnavailable, names
+from interop.formats.registry import TRANSLATION, FormatUnavailable, names
+from interop.mqm import NotErrorSpans
 from interop.services import study_export_annotations
 from studies.models import Study
 
 
 class Command(BaseCommand):
-    help = "Write a span study in another tool's format (Label Studio, doccano, factgenie, Potato, hf)."
+    help = (
+        "Write a span study in another tool's format (Label Studio, doccano, factgenie, Potato, hf), "
+        "or an MQM or ESA study as MQM TSV (mqm-tsv)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("slug")
@@ -24,8 +28,11 @@ class Command(BaseCommand):
             raise CommandError(f"no study with slug '{slug}'")
         try:
             corpus = study_export_annotations(study=study, fmt=fmt, path=out, identities=not pseudonyms)
-        except (FormatUnavailable, NotSpans) as refused:
+        except (FormatUnavailable, NotSpans, NotErrorSpans) as refused:
             raise CommandError(str(refused)) from None
+        if fmt in TRANSLATION:
+            self.stdout.write(f"exported {slug} as {fmt} to {out}: {corpus.describe()}")
+            return
         self.stdout.write(
             f"exported {slug} as {fmt} to {out}: {len(corpus.documents)} documents, "
             f"{len(corpus.annotations)} annotations"

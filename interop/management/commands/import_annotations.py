@@ -15,7 +15,8 @@ def positive(text):
 class Command(BaseCommand):
     help = (
         "Check another tool's annotation file (Label Studio, doccano, factgenie, Potato), then import it "
-        "as a new span study, or its evaluators' annotations as a review study (all or nothing)."
+        "as a new span study, or its evaluators' annotations as a review study; or an MQM TSV file (mqm-tsv) "
+        "as a new MQM study (all or nothing)."
     )
 
     def add_arguments(self, parser):
@@ -39,7 +40,7 @@ class Command(BaseCommand):
             "--option", action="append", default=[], metavar="NAME=VALUE", dest="format_options",
             help="An option, repeatable: every format repeats=retest (default) or latest, what a person's "
             "repeated annotations of an item become; doccano offsets=utf-16 or code-points; factgenie "
-            "outputs=FILE; label-studio text_field=FIELD.",
+            "outputs=FILE; label-studio text_field=FIELD; mqm-tsv title=TITLE (and no repeats).",
         )  # fmt: skip
         parser.add_argument("--text-field", help="Label Studio: the field of data that holds the text.")
 

@@ -115,6 +115,7 @@ def _check_document(record, problems):
         block=str(value["block"])
         if is_int(value.get("block"))
         else text_field(value, "block", file, line, problems),
+        line=line,
     )
     return spec if ok else None
 
@@ -173,4 +174,4 @@ def _check_falte(record, problems, sentences_per_segment):
         text, sentence_offsets = join_sentences(sentences[begin : begin + size])
         segments.append(text)
         offsets.append(sentence_offsets)
-    return DocumentSpec(external_id=external_id, segments=segments, sentences=offsets)
+    return DocumentSpec(external_id=external_id, segments=segments, sentences=offsets, line=line)

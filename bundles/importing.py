@@ -72,6 +72,9 @@ def import_bundle(directory, *, locate=False, user=None):
     # protocol's, so one run reports every problem.
     known = spec is not None and spec.protocol in protocols.installed_keys()
     protocol = protocols.get(spec.protocol if known else protocols.DEFAULT)
+    if known:
+        documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
+        broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
     work = protocol.bundle_check(directory, spec, documents, broken, locate, problems)
     problems.raise_if_any(work.located.summary() if work.located else "")
 
@@ -96,6 +99,7 @@ def import_documents(study, path, name):
         records, problems, existing_ids=existing,
         sentences_per_segment=study.config.get("sentences_per_segment"),
     )  # fmt: skip
+    protocols.of(study).bundle_check_documents(documents, problems, name)
     if not documents and not broken and not problems:
         problems.add(name, 0, "no documents in the file")
     problems.raise_if_any()

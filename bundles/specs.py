@@ -66,6 +66,8 @@ class DocumentSpec:
     kind: str = "main"
     meta: dict = field(default_factory=dict)
     block: str = ""
+    # Where the record stands in its file (None: on a line it shares), for a protocol's own checks.
+    line: int | None = field(default=None, compare=False)
 
 
 @dataclass

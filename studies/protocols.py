@@ -108,8 +108,16 @@ class Protocol:
     feedback_template = ""
 
     # Bundles (bundles/): the protocol's part of a bundle's files, a module with
-    # check_work, write_work and export_work (the hooks below call them), or None.
+    # check_work, write_work and export_work (the hooks below call them), and
+    # check_documents when the protocol reads its own part of the documents (their meta); or None.
     bundle = None
+
+    def bundle_check_documents(self, documents, problems, file):
+        """Check the protocol's own part of checked documents (DocumentSpec, `file` their file), for a
+        whole bundle and for documents added to a study; returns the ids of those refused."""
+        if self.bundle is None or not hasattr(self.bundle, "check_documents"):
+            return set()
+        return self.bundle.check_documents(documents, problems, file)
 
     def bundle_check(self, directory, spec, documents, broken, locate, problems):
         """Read and check the work files (assignments.jsonl, ...) into a BundleWork."""
@@ -126,6 +134,26 @@ class Protocol:
         """Write the study's work files; `who(assignment)` gives (annotator, platform)."""
         if self.bundle is not None:
             self.bundle.export_work(study, assignments, directory, who)
+
+    # The researcher console's new-study flow (console/). Files the protocol reads its own way in
+    # the documents step, by their ending without the dot: {"csv": "what the file holds"}; a
+    # protocol that has some takes only those (its documents need more than a text each).
+    document_formats = {}
+
+    def document_texts(self, path, name, fmt):
+        """[(line, document)] of an uploaded file in one of `document_formats` (documents as
+        documents.jsonl lines); bundles.problems.BundleInvalid names file (`name`), line and problem."""
+        raise NotImplementedError
+
+    def setup_form(self, study, data=None):
+        """The form of the protocol's own settings in the "categories or scale" step: a Django form
+        bound to `data` (None: unbound, showing the study's settings) whose `config()` gives the
+        options to merge into the study's config once it is valid; None when the protocol has none."""
+        return None
+
+    def design_facts(self, study):
+        """[(label, text)] of the study's settings the console's Design tab lists; [] for none."""
+        return []
 
     # Reports and exports.
     def report(self, study, progress):

@@ -14,7 +14,8 @@ from annotations.services.blocks import block_documents
 from qualification.services import assignment_scored
 from studies.protocols import Protocol
 
-from . import config, exports, publish, report, report_page, selectors, services
+from . import bundle, config, exports, publish, report, report_page, selectors, services, setup
+from . import documents as document_files
 from .assistance.design import arm_design
 from .assistance.prefill import suggestions_prefill
 from .keys import CONTRASTIVE, DA, ESA, MQM, is_contrastive, scheme
@@ -44,6 +45,8 @@ class TranslationProtocol(Protocol):
     researcher_models = ("translation.translationerror", "translation.segmentscore")
     task_urls = "protocols.translation.urls"
     report_template = "translation/report_section.html"
+    bundle = bundle
+    document_formats = document_files.FORMATS
 
     def __init__(self, key):
         self.key = key
@@ -93,6 +96,15 @@ class TranslationProtocol(Protocol):
         # now that the worker's two judgments can be compared.
         for check in quality_checks.checks_of_original(assignment):
             assignment_scored(assignment=check)
+
+    def document_texts(self, path, name, fmt):
+        return document_files.read_translations(path, name, fmt)
+
+    def setup_form(self, study, data=None):
+        return setup.settings_form(study, data)
+
+    def design_facts(self, study):
+        return setup.design_facts(study)
 
     def report(self, study, progress):
         return report.study_report(study, progress)

@@ -1,0 +1,122 @@
+"""The translation protocols' part of a bundle: the sources and references in documents.jsonl's
+meta, and one assignments.jsonl line per worker and document with their errors (MQM, ESA) and
+segment scores (ESA, DA).
+
+    {"document": "d1#sysA", "annotator": "r1", "errors": [{"segment": 0, "side": "target",
+     "start": 4, "end": 7, "text": "dog", "category": "Mistranslation", "severity": "Major",
+     "comment": ""}], "scores": [{"segment": 0, "score": 70}]}
+
+Export writes the errors by segment, side and place, the scores by segment, so export -> import
+-> export gives the same bytes. annotations.csv has its header only: the annotation export
+(exports/) has a row per segment and interop's MQM TSV a row per error.
+"""
+
+from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.reading import read_jsonl
+from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from studies.protocols import BundleWork
+
+from .bundle_checks import Rules, check_assignments, check_document_meta
+from .keys import MQM, WITH_SCORES, WITH_SPANS
+from .models import SegmentScore, TranslationError
+
+
+def check_documents(documents, problems, file):
+    return check_document_meta(documents, problems, file)
+
+
+def check_work(directory, spec, documents, broken, locate, problems):
+    path = directory / "assignments.jsonl"
+    if not path.is_file():
+        return BundleWork()
+    records = read_jsonl(path, "assignments.jsonl", problems)
+    assignments = check_assignments(
+        records,
+        problems,
+        documents={d.external_id: d for d in documents},
+        rules=Rules.of(spec),
+        broken=broken,
+    )
+    return BundleWork(
+        assignments=assignments, annotations=sum(len(a.errors) + len(a.scores) for a in assignments)
+    )
+
+
+def write_work(study, work, segment_ids):
+    """One submitted assignment per line, with its errors and scores (inside the import's transaction)."""
+    if not work.assignments:
+        return
+    workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
+    document_ids = dict(study.documents.values_list("external_id", "id"))
+    category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
+    rows = submitted_assignments(study, work.assignments, workers, document_ids)
+    errors, scores = [], []
+    for row, spec in zip(rows, work.assignments, strict=True):
+        for number, e in enumerate(spec.errors, start=1):
+            errors.append(
+                TranslationError(
+                    assignment=row,
+                    segment_id=segment_ids[(spec.document, e.segment)],
+                    side=e.side,
+                    start=e.start,
+                    end=e.end,
+                    text=e.text,
+                    category_id=category_ids[e.category] if e.category else None,
+                    severity=e.severity,
+                    comment=e.comment,
+                    client_id=e.client_id or f"import-{number}",
+                )  # fmt: skip
+            )
+        scores += [
+            SegmentScore(assignment=row, segment_id=segment_ids[(spec.document, index)], score=score)
+            for index, score in spec.scores
+        ]
+    TranslationError.objects.bulk_create(errors, batch_size=ROW_BATCH)
+    SegmentScore.objects.bulk_create(scores, batch_size=ROW_BATCH)
+
+
+def export_work(study, assignments, directory, who):
+    errors, scores = _errors_by_assignment(study), _scores_by_assignment(study)
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for assignment in assignments:
+            record = assignment_record(assignment, who)
+            if study.protocol in WITH_SPANS:
+                record["errors"] = errors.get(assignment.pk, [])
+            if study.protocol in WITH_SCORES:
+                record["scores"] = scores.get(assignment.pk, [])
+            handle.write(json_line(record))
+    write_annotations_csv_header(directory)
+
+
+def _errors_by_assignment(study):
+    grouped = {}
+    rows = (
+        TranslationError.objects.filter(assignment__study=study)
+        .order_by("assignment_id", "segment__index", "side", "start", "end", "category__key", "severity", "id")
+        .values_list("assignment_id", "segment__index", "side", "start", "end", "text", "category__key",
+                     "severity", "comment")
+    )  # fmt: skip
+    for assignment, index, side, start, end, text, category, severity, comment in rows.iterator(
+        chunk_size=5000
+    ):
+        error = {"segment": index, "side": side, "start": start, "end": end, "text": text}
+        if study.protocol == MQM:
+            error["category"] = category
+        error.update(severity=severity, comment=comment)
+        grouped.setdefault(assignment, []).append(error)
+    return grouped
+
+
+def _scores_by_assignment(study):
+    grouped = {}
+    rows = (
+        SegmentScore.objects.filter(assignment__study=study)
+        .order_by("assignment_id", "segment__index")
+        .values_list("assignment_id", "segment__index", "score")
+    )
+    for assignment, index, score in rows.iterator(chunk_size=5000):
+        # A whole score as a whole number: 70, as it was given, not 70.0.
+        grouped.setdefault(assignment, []).append(
+            {"segment": index, "score": int(score) if score.is_integer() else score}
+        )
+    return grouped

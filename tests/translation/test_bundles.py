@@ -1,0 +1,238 @@
+"""Translation bundles: sources and references in documents.jsonl's meta, errors and scores in
+assignments.jsonl, every problem named by file and line, and export -> import -> export exact."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from accounts.models import Worker
+from annotations.models import Assignment
+from bundles import BundleInvalid
+from bundles.services import study_add_documents, study_export_bundle, study_import_bundle
+from protocols.translation.models import SegmentScore, TranslationError
+from protocols.translation.report import study_report
+from studies.models import Category, Study, Taxonomy
+from tests.translation.bundles import DOCUMENTS, translation_yaml, work_lines, write_translation_bundle
+
+pytestmark = pytest.mark.django_db
+
+
+def read_all(directory):
+    return {path.name: path.read_bytes() for path in sorted(Path(directory).iterdir())}
+
+
+def round_trip(study, tmp_path):
+    study_export_bundle(study=study, directory=tmp_path / "first")
+    Assignment.objects.all().delete()
+    Study.objects.all().delete()
+    Category.objects.all().delete()
+    Taxonomy.objects.all().delete()
+    Worker.objects.all().delete()
+    study_import_bundle(directory=tmp_path / "first")
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "second")
+    return read_all(tmp_path / "first"), read_all(tmp_path / "second")
+
+
+def problems_of(directory):
+    with pytest.raises(BundleInvalid) as raised:
+        study_import_bundle(directory=directory)
+    return [str(problem) for problem in raised.value.problems]
+
+
+def test_an_mqm_bundle_imports_errors_on_every_side_and_round_trips(tmp_path):
+    result = study_import_bundle(directory=write_translation_bundle(tmp_path / "in", "mqm"))
+    assert (result.documents, result.assignments, result.annotations) == (2, 4, 5)
+    study = result.study
+    errors = TranslationError.objects.filter(assignment__worker__external_id="r1").order_by(
+        "segment__document__position", "id"
+    )
+    assert [(e.segment.index, e.side, e.start, e.end, e.text, e.category.key, e.severity) for e in errors] == [
+        (0, "target", 14, 18, "loud", "Mistranslation", "Minor"),
+        (1, "source", 0, 3, "Die", "Mistranslation", "Major"),
+        (1, "missing", 0, 0, "", "Mistranslation", "Minor"),
+        (1, "target", 0, 29, "The cat sleeps 😀 on the sofa.", "NonTranslation", "Major"),  # the whole segment
+        (0, "target", 0, 9, "Dog bark.", "Mistranslation", "Major"),  # the study's spelling of "major"
+    ]  # fmt: skip
+    assert errors.first().comment == "should be an adverb"
+    assert study.documents.get(system="sysA").meta["sources"][1] == "Die Katze schläft 😀 auf dem Sofa."
+    report = study_report(study)
+    assert {row["system"]: row["score"] for row in report["systems"]} == pytest.approx(
+        {"sysA": (1 + 5 + 1 + 25) / 4, "sysB": 5 / 4}  # r1's errors over both raters' two segments
+    )
+
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    assert set(exported) == {"study.yaml", "documents.jsonl", "assignments.jsonl", "annotations.csv"}
+    first = json.loads(exported["assignments.jsonl"].decode().splitlines()[0])
+    assert first["errors"][0] == {"segment": 0, "side": "target", "start": 14, "end": 18, "text": "loud",
+                                  "category": "Mistranslation", "severity": "Minor", "comment": "should be an adverb"}  # fmt: skip
+    assert "scores" not in first
+    documents = [json.loads(line) for line in exported["documents.jsonl"].decode().splitlines()]
+    assert documents[0]["meta"]["references"] == DOCUMENTS[0]["meta"]["references"]
+
+
+@pytest.mark.parametrize("protocol", ["esa", "da"])
+def test_scores_import_by_segment_and_round_trip(tmp_path, protocol):
+    study = study_import_bundle(directory=write_translation_bundle(tmp_path / "in", protocol)).study
+    scores = SegmentScore.objects.filter(
+        assignment__worker__external_id="r2", assignment__document__system="sysA"
+    )
+    expected = {"esa": [(0, 80.5), (1, 56.0)], "da": [(0, 5.5), (1, 5.0)]}[protocol]
+    assert sorted((s.segment.index, s.score) for s in scores) == expected
+    if protocol == "esa":
+        assert TranslationError.objects.filter(assignment__study=study, category__isnull=True).count() == 4
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    lines = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
+    assert lines[0]["scores"][0]["segment"] == 0 and ("errors" in lines[0]) == (protocol == "esa")
+    whole = {"esa": 80, "da": 5}[protocol]
+    assert lines[0]["scores"][0]["score"] == whole and isinstance(lines[0]["scores"][0]["score"], int)
+
+
+def test_a_study_made_on_the_platform_round_trips(tmp_path):
+    from django.utils import timezone
+
+    from tests.factories import AssignmentFactory, WorkerFactory
+    from tests.translation.studies import make_translation_study
+
+    study = make_translation_study("esa", taxonomy=None, config={"show_reference": True})
+    for system in ("sysA", "sysB"):
+        assignment = AssignmentFactory(
+            study=study, document=study.documents.get(system=system), worker=WorkerFactory(),
+            status=Assignment.Status.SUBMITTED, submitted_at=timezone.now(),
+        )  # fmt: skip
+        for segment in assignment.document.segments.all():
+            SegmentScore.objects.create(assignment=assignment, segment=segment, score=40 + segment.index)
+        TranslationError.objects.create(assignment=assignment, segment=assignment.document.segments.get(index=0),
+                                        side="missing", severity="Major", client_id="e1")  # fmt: skip
+    study.refresh_from_db()  # its status as stored text, as the export reads it
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    assert len(exported["assignments.jsonl"].decode().splitlines()) == 2
+
+
+def test_sources_and_references_must_give_one_text_per_segment(tmp_path):
+    documents = [
+        {**DOCUMENTS[0], "meta": {"sources": ["Nur einer."]}},
+        {**DOCUMENTS[1], "meta": {"sources": DOCUMENTS[1]["meta"]["sources"], "references": "The dog."}},
+        {"id": "news-2#sysA", "segments": ["One."], "meta": {"sources": ["Eins."], "target_lang": 7}},
+    ]
+    problems = problems_of(
+        write_translation_bundle(tmp_path / "in", "esa", documents=documents, assignments=[])
+    )
+    assert problems == [
+        "documents.jsonl:1: document 'news-1#sysA': meta.sources has 1 texts for 2 segments: give one per segment",
+        "documents.jsonl:2: document 'news-1#sysB': meta.references must be a list of texts, one per segment",
+        "documents.jsonl:3: document 'news-2#sysA': meta.target_lang must be text, e.g. \"de\"",
+    ]
+    assert not Study.objects.exists()
+
+
+def test_a_document_without_sources_is_let_in_with_a_warning(tmp_path):
+    documents = [{**DOCUMENTS[0], "meta": {}}, DOCUMENTS[1]]
+    result = study_import_bundle(directory=write_translation_bundle(tmp_path / "in", "da", documents=documents,
+                                                                    assignments=[]))  # fmt: skip
+    assert [str(w) for w in result.warnings] == [
+        "documents.jsonl:1: warning: document 'news-1#sysA' has no meta.sources: its workers see no source text"
+    ]
+
+
+def test_documents_added_to_a_study_are_checked_the_same_way(tmp_path):
+    study = study_import_bundle(
+        directory=write_translation_bundle(tmp_path / "in", "mqm", assignments=[])
+    ).study
+    path = tmp_path / "more.jsonl"
+    path.write_text(
+        json.dumps({"id": "news-2#sysA", "segments": ["One.", "Two."], "meta": {"sources": ["Eins."]}})
+    )
+    with pytest.raises(BundleInvalid) as raised:
+        study_add_documents(study=study, path=path, name="more.jsonl")
+    assert [str(p) for p in raised.value.problems] == [
+        "more.jsonl:1: document 'news-2#sysA': meta.sources has 1 texts for 2 segments: give one per segment"
+    ]
+    assert study.documents.count() == 2
+
+
+def line(document="news-1#sysA", **fields):
+    return {"document": document, "annotator": fields.pop("annotator", "r1"), **fields}
+
+
+@pytest.mark.parametrize(
+    ("protocol", "lines", "expected"),
+    [
+        ("mqm", [line(errors=[{"segment": 0, "category": "Nope", "severity": "Minor", "start": 0, "end": 3}])],
+         "assignments.jsonl:1: error 1: unknown category 'Nope' (the taxonomy has Mistranslation, NonTranslation, Punctuation)"),
+        ("mqm", [line(errors=[{"segment": 0, "category": "Punctuation", "severity": "Critical", "start": 0, "end": 3}])],
+         "assignments.jsonl:1: error 1: severity 'Critical' is not one of Neutral, Minor, Major"),
+        ("mqm", [line(errors=[{"segment": 0, "category": "Punctuation", "severity": "Minor", "start": 0, "end": 3,
+                               "text": "Dog"}])],
+         "assignments.jsonl:1: error 1: target of segment 0: text 'Dog' does not match the offsets [0, 3), which hold 'The'"),
+        ("mqm", [line(errors=[{"segment": 0, "category": "Punctuation", "severity": "Minor", "side": "source",
+                               "start": 0, "end": 99}])],
+         "assignments.jsonl:1: error 1: source of segment 0: offsets [0, 99) are outside it (20 characters) or empty"),
+        ("mqm", [line(errors=[{"segment": 1, "category": "NonTranslation", "severity": "Minor", "start": 0, "end": 3}])],
+         "assignments.jsonl:1: error 1: category NonTranslation covers the whole segment: side target, start 0, end 29"),
+        ("mqm", [line(errors=[{"segment": 2, "category": "Punctuation", "severity": "Minor"}])],
+         "assignments.jsonl:1: error 1: segment 2 is not in the document (0 to 1)"),
+        ("mqm", [line(errors=[{"segment": 0, "category": "Punctuation", "severity": "Minor", "side": "missing",
+                               "start": 2, "end": 4}])],
+         "assignments.jsonl:1: error 1: a [missing] error has no span"),
+        ("mqm", [line(scores=[{"segment": 0, "score": 3}])],
+         "assignments.jsonl:1: 'scores': an MQM study's score is its errors' weights"),
+        ("esa", [line(errors=[{"segment": 0, "category": "Punctuation", "severity": "Minor", "start": 0, "end": 3}])],
+         "assignments.jsonl:1: error 1: an ESA error has a severity only, no category"),
+        ("esa", [line(scores=[{"segment": 0, "score": 101}])],
+         "assignments.jsonl:1: score 1: the score must be a number from 0 to 100, not 101"),
+        ("esa", [line(scores=[{"segment": 0, "score": 5}, {"segment": 0, "score": 6}])],
+         "assignments.jsonl:1: score 2: segment 0 is not a new segment of the document (0 to 1)"),
+        ("esa", [line(errors=[{"segment": 0, "severity": "Minor", "side": "source", "start": 0, "end": 3}])],
+         "assignments.jsonl:1: error 1: this study marks errors in the translation only (config.source_spans is false)"),
+        ("da", [line(errors=[])], "assignments.jsonl:1: 'errors': a DA study scores segments and marks no errors"),
+        ("da", [line(scores=[{"segment": 0, "score": 7}])],
+         "assignments.jsonl:1: score 1: the score must be a number from 0 to 6, not 7"),
+        ("da", [line(scores=[{"segment": 0}])], 'assignments.jsonl:1: score 1: give {"segment": index, "score": number}'),
+        ("da", [line(document="ghost", scores=[])], "assignments.jsonl:1: assignment for unknown document 'ghost'"),
+        ("da", [line(scores=[]), line(scores=[])],
+         "assignments.jsonl:2: annotator 'r1' already has a main assignment for 'news-1#sysA' (line 1)"),
+    ],
+)  # fmt: skip
+def test_bad_work_is_named_by_line_and_nothing_is_written(tmp_path, protocol, lines, expected):
+    study = translation_yaml(protocol)
+    if protocol == "esa":
+        study["config"] = {**study["config"], "source_spans": False}
+    problems = problems_of(
+        write_translation_bundle(tmp_path / "in", protocol, study=study, assignments=lines)
+    )
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+    assert not Study.objects.exists() and not Assignment.objects.exists()
+
+
+def test_work_is_still_checked_when_the_config_is_broken(tmp_path):
+    study = translation_yaml("esa", config={"scale": "wide"})
+    lines = [line(scores=[{"segment": 0, "score": 101}])]
+    problems = problems_of(write_translation_bundle(tmp_path / "in", "esa", study=study, assignments=lines))
+    assert problems[0].startswith("study.yaml:") and "config.scale" in problems[0]
+    assert problems[1].startswith("assignments.jsonl:1: score 1: the score must be a number from 0 to 100")
+
+
+def test_the_work_lines_of_the_test_bundle_are_what_export_writes_back():
+    """The helper's lines are in the bundle's own format (a guard on the test data itself)."""
+    assert {key for line in work_lines("esa") for key in line} == {
+        "document", "annotator", "active_seconds", "submitted_at", "errors", "scores"
+    }  # fmt: skip
+
+
+DEMO = Path(__file__).resolve().parents[2] / "demo"
+
+
+@pytest.mark.parametrize(
+    ("name", "ranked"), [("esa-demo", ["sysA", "sysB", "sysC"]), ("mqm-demo", ["sysA", "sysB", "sysC"])]
+)
+def test_the_demos_translation_studies_import_rank_their_systems_and_round_trip(tmp_path, name, ranked):
+    result = study_import_bundle(directory=DEMO / name)
+    assert (result.documents, result.assignments, result.warnings) == (6, 12, [])
+    report = study_report(result.study)
+    assert [row["system"] for row in report["ranking"]["systems"]] == ranked
+    exported, again = round_trip(result.study, tmp_path)
+    assert exported == again

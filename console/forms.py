@@ -58,8 +58,16 @@ class DocumentsForm(forms.Form):
         "are not added (to keep them, import the file as a study of its own, below).",
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, protocol=None, **kwargs):
         super().__init__(*args, **kwargs)
+        self.own_formats = protocol.document_formats if protocol is not None else {}
+        if self.own_formats:  # the protocol's documents need more than a text each: its files only
+            del self.fields["text"], self.fields["file_format"]
+            files = self.fields["files"]
+            files.label = "Upload the documents"
+            files.help_text = " Or ".join(f".{key}: {label}." for key, label in self.own_formats.items())
+            files.widget.attrs["accept"] = ",".join(f".{key}" for key in self.own_formats)
+            return
         self.fields["file_format"].choices = [("", "known by their ending (.txt, .csv, .jsonl, .json)")] + [
             (key, f"{label}: its texts") for key, label in document_formats().items()
         ]
@@ -67,7 +75,9 @@ class DocumentsForm(forms.Form):
     def clean(self):
         data = super().clean()
         if not (data.get("text") or "").strip() and not data.get("files"):
-            raise forms.ValidationError("Paste the texts or choose a file.")
+            raise forms.ValidationError(
+                "Choose a file." if self.own_formats else "Paste the texts or choose a file."
+            )
         return data
 
 
@@ -81,16 +91,16 @@ class CategoriesForm(forms.Form):
         'optionally ": a description". Colours and keyboard keys are assigned for you.',
     )
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, protocol="", **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["source"].choices = [
             *[
                 (slug, f"{spec['name']}: {len(spec['categories'])} categories")
-                for slug, spec in library().items()
+                for slug, spec in library(protocol).items()
             ],
             ("written", "My own categories, written below"),
         ]
-        self.fields["source"].initial = next(iter(library()), "written")
+        self.fields["source"].initial = next(iter(library(protocol)), "written")
 
     def clean(self):
         data = super().clean()

@@ -13,6 +13,7 @@ from annotations.services.planning import assignments_generate
 from bundles.problems import BundleInvalid, Problem
 from bundles.services import study_add_documents
 from studies import protocols
+from studies.config import config_problems
 from studies.models import Category, Document, Study, Taxonomy
 
 from . import documents as document_files
@@ -66,25 +67,14 @@ def study_add_document_text(*, study, text="", uploads=(), file_format=""):
 
     BundleInvalid names file, line and problem; returns the number of documents and segments added.
     """
-    blocks = protocols.of(study).works_on == "block"
+    protocol = protocols.of(study)
+    blocks = protocol.works_on == "block"
     added_documents = added_segments = 0
     with transaction.atomic(), tempfile.TemporaryDirectory(prefix="console-documents-") as directory:
-        pieces = []
-        if text.strip():
-            pieces.append(("pasted text", document_files.documents_from_text(text, prefix="text")))
-        for name, data in uploads:
-            if file_format:
-                path = Path(directory) / f"export{len(pieces)}{Path(name).suffix.lower()}"
-                path.write_bytes(data)
-                pieces.append((name, document_files.documents_from_tool(path, name, file_format)))
-                continue
-            found = document_files.uploaded_documents(name, data)
-            if found is None:  # the bundle's own format: read by the bundle import as it is
-                path = Path(directory) / (f"upload{len(pieces)}" + Path(name).suffix.lower())
-                path.write_bytes(data)
-                pieces.append((name, path))
-            else:
-                pieces.append((name, found))
+        if protocol.document_formats:
+            pieces = _protocol_documents(protocol, text, uploads, Path(directory))
+        else:
+            pieces = _documents(text, uploads, file_format, Path(directory))
         if not pieces:
             raise BundleInvalid([Problem("documents", 0, "paste the texts or choose a file")])
         for number, (name, found) in enumerate(pieces):
@@ -108,6 +98,48 @@ def study_add_document_text(*, study, text="", uploads=(), file_format=""):
             )
         _step_done(study, "documents")
     return added_documents, added_segments
+
+
+def _documents(text, uploads, file_format, directory):
+    """[(name, [(line, document)] or the path of a file in the bundle's own format)] of pasted text,
+    .txt, .csv, .jsonl and .json files, or another tool's exports (`file_format`)."""
+    pieces = []
+    if text.strip():
+        pieces.append(("pasted text", document_files.documents_from_text(text, prefix="text")))
+    for name, data in uploads:
+        if file_format:
+            path = directory / f"export{len(pieces)}{Path(name).suffix.lower()}"
+            path.write_bytes(data)
+            pieces.append((name, document_files.documents_from_tool(path, name, file_format)))
+            continue
+        found = document_files.uploaded_documents(name, data)
+        if found is None:  # the bundle's own format: read by the bundle import as it is
+            path = directory / (f"upload{len(pieces)}" + Path(name).suffix.lower())
+            path.write_bytes(data)
+            pieces.append((name, path))
+        else:
+            pieces.append((name, found))
+    return pieces
+
+
+def _protocol_documents(protocol, text, uploads, directory):
+    """[(name, [(line, document)])] of uploads in the protocol's own formats (Protocol.document_formats),
+    known by their ending; its documents need more than a pasted text gives."""
+    endings = " or ".join(f".{key}" for key in protocol.document_formats)
+    if text.strip():
+        raise BundleInvalid([Problem("pasted text", 0, f"a {protocol.label} study's documents come as a "
+                                                       f"{endings} file: upload one")])  # fmt: skip
+    pieces = []
+    for name, data in uploads:
+        fmt = Path(name).suffix.lower().lstrip(".")
+        if fmt not in protocol.document_formats:
+            raise BundleInvalid(
+                [Problem(name, 0, f"give a {endings} file (a {protocol.label} study reads these)")]
+            )
+        path = directory / f"upload{len(pieces)}.{fmt}"
+        path.write_bytes(data)
+        pieces.append((name, protocol.document_texts(path, name, fmt)))
+    return pieces
 
 
 def _taxonomy_with(spec, *, slug, user):
@@ -151,6 +183,19 @@ def study_set_taxonomy(*, study, user, library_slug=None, categories=None, name=
     study.save(update_fields=["taxonomy"])
     _step_done(study, "categories")
     return taxonomy
+
+
+@transaction.atomic
+def study_set_settings(*, study, config):
+    """Merge the protocol's own settings (Protocol.setup_form's config(); None removes an option)
+    into `study`'s config, checked as study.yaml and admin check it: SetupRefused names a problem."""
+    merged = {key: value for key, value in {**study.config, **config}.items() if value is not None}
+    problems = config_problems(merged, protocol=study.protocol)
+    if problems:
+        raise SetupRefused("; ".join(str(problem) for problem in problems))
+    study.config = merged
+    study.save(update_fields=["config"])
+    _step_done(study, "categories")
 
 
 @transaction.atomic

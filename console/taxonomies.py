@@ -21,13 +21,19 @@ RESERVED_KEYS = set("npaxgju")
 
 
 @cache
-def library():
-    """{slug: taxonomy spec} of the shipped taxonomies, in the order of their names."""
+def library(protocol=""):
+    """{slug: taxonomy spec} of the shipped taxonomies, in the order of their names; those made for
+    `protocol` (a spec's `suggested_for` lists protocol keys: MQM core for MQM) first."""
     found = {}
     for path in sorted(LIBRARY.glob("*.yaml")):
         spec = yaml.safe_load(path.read_text(encoding="utf-8"))
         found[spec["slug"]] = spec
-    return dict(sorted(found.items(), key=lambda item: item[1]["name"]))
+    return dict(
+        sorted(
+            found.items(),
+            key=lambda item: (protocol not in item[1].get("suggested_for", ()), item[1]["name"]),
+        )
+    )
 
 
 def written_categories(text):

@@ -6,6 +6,7 @@ second visit loses nothing and the home page shows where a draft stopped.
 
 from django.conf import settings
 from django.contrib import messages
+from django.db import transaction
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -53,6 +54,10 @@ _PROTOCOL_NOTES = {
     "bws": "Workers pick the best and the worst output of each tuple.",
     "review": "Workers judge error annotations that someone else (often an LLM) made.",
     "pairwise": "Workers choose the better of two outputs, or a tie.",
+    "mqm": "Workers read a translation beside its source and mark its errors with an MQM category and a "
+    "severity; a system's score is its errors' weights.",
+    "esa": "Workers mark a translation's error spans (Minor or Major), then score each segment from 0 to 100.",
+    "da": "Workers score each translated segment: a 0-100 slider (DA) or the 0-6 SQM scale.",
 }
 
 
@@ -60,22 +65,24 @@ _PROTOCOL_NOTES = {
 @require_http_methods(["GET", "POST"])
 def documents(request, study_id):
     study = managed_study(request, study_id)
-    form = DocumentsForm(request.POST or None, request.FILES or None)
+    form = DocumentsForm(request.POST or None, request.FILES or None, protocol=protocols.of(study))
     problems = []
     if request.method == "POST" and form.is_valid():
         uploads = [(file.name, file.read()) for file in form.cleaned_data["files"]]
         try:
             added, segments = services.study_add_document_text(
-                study=study, text=form.cleaned_data["text"], uploads=uploads,
-                file_format=form.cleaned_data["file_format"],
+                study=study, text=form.cleaned_data.get("text", ""), uploads=uploads,
+                file_format=form.cleaned_data.get("file_format", ""),
             )  # fmt: skip
         except BundleInvalid as invalid:
             problems = invalid.problems
         else:
             messages.success(request, f"Added {added} documents ({segments} segments).")
             return redirect("console:categories", study.pk)
-    imports = [(reverse(f"admin:{name}"), text) for e in extensions.registered() for _, _, name, text in
-               e.study_admin_imports]  # fmt: skip
+    # Another tool's annotations make a study of their own, with texts only: not one whose documents
+    # need more than a text (a translation's sources).
+    imports = [] if form.own_formats else [(reverse(f"admin:{name}"), text) for e in extensions.registered()
+                                           for _, _, name, text in e.study_admin_imports]  # fmt: skip
     return _page(
         request, study, "documents", "console/setup_documents.html", form=form,
         problems=problems[:PROBLEMS_SHOWN], problems_more=max(0, len(problems) - PROBLEMS_SHOWN),
@@ -90,18 +97,21 @@ def categories(request, study_id):
     protocol = protocols.of(study)
     if not protocol.needs_taxonomy:
         return _scale(request, study, protocol)
-    form = CategoriesForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
+    form = CategoriesForm(request.POST or None, protocol=protocol.key)
+    settings_form = protocol.setup_form(study, request.POST if request.method == "POST" else None)
+    # Both forms are checked (not one after the other), so the page shows every field's error at once.
+    valid = [f.is_valid() for f in (form, settings_form) if f is not None]
+    if request.method == "POST" and all(valid):
         source = form.cleaned_data["source"]
         try:
-            if source == "written":
-                services.study_set_taxonomy(
-                    study=study,
-                    user=request.user,
-                    categories=written_categories(form.cleaned_data["written"]),
-                )
-            else:
-                services.study_set_taxonomy(study=study, user=request.user, library_slug=source)
+            with transaction.atomic():  # the taxonomy and the settings, or neither
+                if source == "written":
+                    written = written_categories(form.cleaned_data["written"])
+                    services.study_set_taxonomy(study=study, user=request.user, categories=written)
+                else:
+                    services.study_set_taxonomy(study=study, user=request.user, library_slug=source)
+                if settings_form is not None:
+                    services.study_set_settings(study=study, config=settings_form.config())
         except services.SetupRefused as refused:
             form.add_error(None, str(refused))
         else:
@@ -109,11 +119,26 @@ def categories(request, study_id):
     current = list(study.taxonomy.categories.order_by("order", "key")) if study.taxonomy_id else []
     return _page(
         request, study, "categories", "console/setup_categories.html", form=form, current=current,
-        library=library(), taxonomy=study.taxonomy,
+        library=library(protocol.key), taxonomy=study.taxonomy, settings_form=settings_form,
     )  # fmt: skip
 
 
+def _settings(request, study, form):
+    """The protocol's own settings (Protocol.setup_form) instead of a scale."""
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.study_set_settings(study=study, config=form.config())
+        except services.SetupRefused as refused:
+            form.add_error(None, str(refused))
+        else:
+            return redirect("console:annotators", study.pk)
+    return _page(request, study, "categories", "console/setup_settings.html", settings_form=form)
+
+
 def _scale(request, study, protocol):
+    settings_form = protocol.setup_form(study, request.POST if request.method == "POST" else None)
+    if settings_form is not None:
+        return _settings(request, study, settings_form)
     form = ScaleForm(request.POST if request.method == "POST" else None, protocol=protocol.key)
     if request.method == "POST" and form.is_valid():
         if protocol.key == "likert":

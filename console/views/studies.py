@@ -63,7 +63,10 @@ def _default_tab(stage):
 
 def _design(request, study, manages):
     categories = list(study.taxonomy.categories.order_by("order", "key")) if study.taxonomy_id else []
-    return {"categories": categories, "document_count": study.documents.count()}
+    return {
+        "categories": categories, "document_count": study.documents.count(),
+        "design_facts": protocols.of(study).design_facts(study),
+    }  # fmt: skip
 
 
 def _task_links(study, manages):

@@ -117,7 +117,7 @@ class Protocol:
         whole bundle and for documents added to a study; returns the ids of those refused."""
         if self.bundle is None or not hasattr(self.bundle, "check_documents"):
             return set()
-        return self.bundle.check_documents(documents, problems, file)
+        return self.bundle.check_documents(documents, problems, file, self.key)
 
     def bundle_check(self, directory, spec, documents, broken, locate, problems):
         """Read and check the work files (assignments.jsonl, ...) into a BundleWork."""

@@ -58,6 +58,9 @@ _PROTOCOL_NOTES = {
     "severity; a system's score is its errors' weights.",
     "esa": "Workers mark a translation's error spans (Minor or Major), then score each segment from 0 to 100.",
     "da": "Workers score each translated segment: a 0-100 slider (DA) or the 0-6 SQM scale.",
+    "contrastive-mqm": "As MQM, with every system's translation of a source side by side, shuffled per worker.",
+    "contrastive-esa": "As ESA, with every system's translation of a source side by side, shuffled per worker.",
+    "contrastive-da": "As DA, with every system's translation of a source side by side, shuffled per worker.",
 }
 
 

@@ -6,6 +6,12 @@ segment scores (ESA, DA).
      "start": 4, "end": 7, "text": "dog", "category": "Mistranslation", "severity": "Major",
      "comment": ""}], "scores": [{"segment": 0, "score": 70}]}
 
+A contrastive study's line is a worker's block (one source document): its translations in the
+order the worker saw them, and each error and score naming its translation.
+
+    {"block": "d1", "annotator": "r1", "order": ["d1#sysB", "d1#sysA"],
+     "scores": [{"document": "d1#sysB", "segment": 0, "score": 70}, ...]}
+
 Export writes the errors by segment, side and place, the scores by segment, so export -> import
 -> export gives the same bytes. annotations.csv has its header only: the annotation export
 (exports/) has a row per segment and interop's MQM TSV a row per error.
@@ -17,12 +23,12 @@ from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import Rules, check_assignments, check_document_meta
-from .keys import MQM, WITH_SCORES, WITH_SPANS
+from .keys import MQM, WITH_SCORES, WITH_SPANS, is_contrastive, scheme
 from .models import SegmentScore, TranslationError
 
 
-def check_documents(documents, problems, file):
-    return check_document_meta(documents, problems, file)
+def check_documents(documents, problems, file, protocol):
+    return check_document_meta(documents, problems, file, protocol)
 
 
 def check_work(directory, spec, documents, broken, locate, problems):
@@ -49,14 +55,22 @@ def write_work(study, work, segment_ids):
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
     document_ids = dict(study.documents.values_list("external_id", "id"))
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
-    rows = submitted_assignments(study, work.assignments, workers, document_ids)
+    items_of = None
+    if is_contrastive(
+        study.protocol
+    ):  # the block's translations in the worker's order, as block_items gives them
+
+        def items_of(spec):
+            return [{"position": n, "document": document_ids[d]} for n, d in enumerate(spec.order)]
+
+    rows = submitted_assignments(study, work.assignments, workers, document_ids, items_of=items_of)
     errors, scores = [], []
     for row, spec in zip(rows, work.assignments, strict=True):
         for number, e in enumerate(spec.errors, start=1):
             errors.append(
                 TranslationError(
                     assignment=row,
-                    segment_id=segment_ids[(spec.document, e.segment)],
+                    segment_id=segment_ids[(e.document, e.segment)],
                     side=e.side,
                     start=e.start,
                     end=e.end,
@@ -68,55 +82,64 @@ def write_work(study, work, segment_ids):
                 )  # fmt: skip
             )
         scores += [
-            SegmentScore(assignment=row, segment_id=segment_ids[(spec.document, index)], score=score)
-            for index, score in spec.scores
+            SegmentScore(assignment=row, segment_id=segment_ids[(document, index)], score=score)
+            for document, index, score in spec.scores
         ]
     TranslationError.objects.bulk_create(errors, batch_size=ROW_BATCH)
     SegmentScore.objects.bulk_create(scores, batch_size=ROW_BATCH)
 
 
 def export_work(study, assignments, directory, who):
-    errors, scores = _errors_by_assignment(study), _scores_by_assignment(study)
+    judged, contrastive = scheme(study.protocol), is_contrastive(study.protocol)
+    external = dict(study.documents.values_list("id", "external_id")) if contrastive else {}
+    if contrastive:  # a block study's lines by block, as the other block studies write them
+        assignments = sorted(assignments, key=lambda a: (a.block, *who(a), a.kind))
+    errors, scores = _errors_by_assignment(study, contrastive), _scores_by_assignment(study, contrastive)
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for assignment in assignments:
             record = assignment_record(assignment, who)
-            if study.protocol in WITH_SPANS:
+            if contrastive:
+                shown = sorted(assignment.items or [], key=lambda item: item["position"])
+                record["order"] = [external[item["document"]] for item in shown]
+            if judged in WITH_SPANS:
                 record["errors"] = errors.get(assignment.pk, [])
-            if study.protocol in WITH_SCORES:
+            if judged in WITH_SCORES:
                 record["scores"] = scores.get(assignment.pk, [])
             handle.write(json_line(record))
     write_annotations_csv_header(directory)
 
 
-def _errors_by_assignment(study):
+def _errors_by_assignment(study, contrastive):
     grouped = {}
     rows = (
         TranslationError.objects.filter(assignment__study=study)
-        .order_by("assignment_id", "segment__index", "side", "start", "end", "category__key", "severity", "id")
-        .values_list("assignment_id", "segment__index", "side", "start", "end", "text", "category__key",
-                     "severity", "comment")
+        .order_by("assignment_id", "segment__document__position", "segment__index", "side", "start", "end",
+                  "category__key", "severity", "id")
+        .values_list("assignment_id", "segment__document__external_id", "segment__index", "side", "start", "end",
+                     "text", "category__key", "severity", "comment")
     )  # fmt: skip
-    for assignment, index, side, start, end, text, category, severity, comment in rows.iterator(
+    for assignment, document, index, side, start, end, text, category, severity, comment in rows.iterator(
         chunk_size=5000
     ):
-        error = {"segment": index, "side": side, "start": start, "end": end, "text": text}
-        if study.protocol == MQM:
+        error = {"document": document} if contrastive else {}
+        error.update(segment=index, side=side, start=start, end=end, text=text)
+        if scheme(study.protocol) == MQM:
             error["category"] = category
         error.update(severity=severity, comment=comment)
         grouped.setdefault(assignment, []).append(error)
     return grouped
 
 
-def _scores_by_assignment(study):
+def _scores_by_assignment(study, contrastive):
     grouped = {}
     rows = (
         SegmentScore.objects.filter(assignment__study=study)
-        .order_by("assignment_id", "segment__index")
-        .values_list("assignment_id", "segment__index", "score")
+        .order_by("assignment_id", "segment__document__position", "segment__index")
+        .values_list("assignment_id", "segment__document__external_id", "segment__index", "score")
     )
-    for assignment, index, score in rows.iterator(chunk_size=5000):
+    for assignment, document, index, score in rows.iterator(chunk_size=5000):
+        entry = {"document": document} if contrastive else {}
         # A whole score as a whole number: 70, as it was given, not 70.0.
-        grouped.setdefault(assignment, []).append(
-            {"segment": index, "score": int(score) if score.is_integer() else score}
-        )
+        entry.update(segment=index, score=int(score) if score.is_integer() else score)
+        grouped.setdefault(assignment, []).append(entry)
     return grouped

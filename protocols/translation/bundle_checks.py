@@ -9,16 +9,29 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 from bundles.fields import is_int, unknown_fields
-from bundles.headers import HEADER_FIELDS, check_header
+from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 from bundles.specs import AssignmentSpec
 from studies.config import config_problems
 from studies.spans import span_error
 
 from . import config
-from .keys import MISSING, MQM, REFERENCES, SIDES, SOURCE, SOURCES, TARGET, WITH_SCORES, WITH_SPANS
+from .keys import (
+    MISSING,
+    MQM,
+    REFERENCES,
+    SIDES,
+    SOURCE,
+    SOURCES,
+    TARGET,
+    WITH_SCORES,
+    WITH_SPANS,
+    is_contrastive,
+    scheme,
+)
 from .services import MAX_COMMENT
 
 ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "errors", "scores"}
+CONTRASTIVE_FIELDS = HEADER_FIELDS | {"order", "errors", "scores"}
 ERROR_FIELDS = {"segment", "side", "start", "end", "text", "category", "severity", "comment", "client_id"}
 SCORE_FIELDS = {"segment", "score"}
 LANGUAGES = ("source_lang", "target_lang")
@@ -26,6 +39,7 @@ LANGUAGES = ("source_lang", "target_lang")
 
 @dataclass(frozen=True)
 class ErrorSpec:
+    document: str  # its translation's external id
     segment: int
     side: str
     start: int
@@ -39,19 +53,22 @@ class ErrorSpec:
 
 @dataclass
 class TranslationAssignmentSpec(AssignmentSpec):
-    """One line of assignments.jsonl: a worker's errors (MQM, ESA) and segment scores (ESA, DA)."""
+    """One line of assignments.jsonl: a worker's errors (MQM, ESA) and segment scores (ESA, DA), of
+    one translation, or of every translation of a contrastive block, in `order` as they were shown."""
 
     errors: list = field(default_factory=list)
-    scores: list = field(default_factory=list)  # [(segment, score)] by segment
+    scores: list = field(default_factory=list)  # [(document, segment, score)] in order
+    order: list = field(default_factory=list)  # a contrastive block's translations, as the worker saw them
 
 
 # --- documents ---------------------------------------------------------------------------------
 
 
-def check_document_meta(documents, problems, file):
-    """meta.sources and meta.references give one text per segment; returns the ids refused.
-    A document without sources is let in with a warning: its workers see no source."""
-    refused = set()
+def check_document_meta(documents, problems, file, protocol):
+    """meta.sources and meta.references give one text per segment, and a contrastive study's block
+    is one source document; returns the ids refused. A document without sources is let in with a
+    warning: its workers see no source."""
+    refused, input_of_block = set(), {}
     for spec in documents:
         meta = spec.meta if isinstance(spec.meta, dict) else {}
         where = f"document '{spec.external_id}'"
@@ -71,11 +88,27 @@ def check_document_meta(documents, problems, file):
             if key in meta and not isinstance(meta[key], str):
                 problems.add(file, spec.line, f'{where}: meta.{key} must be text, e.g. "de"')
                 ok = False
+        if is_contrastive(protocol) and spec.kind == "main":
+            ok = _one_source_a_block(spec, where, input_of_block, problems, file) and ok
         if ok and SOURCES not in meta and spec.kind == "main":
             problems.warn(file, spec.line, f"{where} has no meta.sources: its workers see no source text")
         if not ok:
             refused.add(spec.external_id)
     return refused
+
+
+def _one_source_a_block(spec, where, input_of_block, problems, file):
+    """A contrastive block shows every system's translation of one source document side by side."""
+    if not spec.block or not spec.input_id:
+        problems.add(file, spec.line, f"{where}: a contrastive study needs its 'input_id' (the source "
+                                      "document) and its 'block' (the same id: a block is one source)")  # fmt: skip
+        return False
+    first = input_of_block.setdefault(spec.block, (spec.input_id, spec.external_id))
+    if first[0] != spec.input_id:
+        problems.add(file, spec.line, f"{where}: block '{spec.block}' holds translations of '{first[0]}' "
+                                      f"('{first[1]}'), not of '{spec.input_id}': a block is one source")  # fmt: skip
+        return False
+    return True
 
 
 # --- assignments.jsonl -------------------------------------------------------------------------
@@ -86,7 +119,8 @@ class Rules:
     """What the study lets a line hold: from study.yaml, or the protocol's defaults when its config
     is broken (study.yaml's problems say how), so the work is still checked in the same run."""
 
-    protocol: str
+    scheme: str  # MQM, ESA or DA
+    contrastive: bool
     severities: tuple
     scale: tuple | None
     source_spans: bool
@@ -97,18 +131,27 @@ class Rules:
     def of(cls, spec):
         usable = not config_problems(spec.config, protocol=spec.protocol)
         study = spec if usable else SimpleNamespace(protocol=spec.protocol, config={})
+        judged = scheme(spec.protocol)
         categories = (
             {c.key: c.whole_sentence for c in spec.taxonomy.categories}
-            if spec.protocol == MQM and spec.taxonomy
+            if judged == MQM and spec.taxonomy
             else {}
         )
-        return cls(spec.protocol, tuple(config.severities(study)), config.scale(study),
+        return cls(judged, is_contrastive(spec.protocol), tuple(config.severities(study)), config.scale(study),
                    config.source_spans(study), config.missing_marker(study), categories)  # fmt: skip
 
 
 def check_assignments(records, problems, *, documents, rules, broken=()):
     """The lines of assignments.jsonl as TranslationAssignmentSpecs; `documents` maps an external
     id to its DocumentSpec. Lines of `broken` documents (reported already) are passed over."""
+    if rules.contrastive:
+        blocks = {}
+        for spec in documents.values():
+            if spec.block:
+                blocks.setdefault(spec.block, {})[spec.external_id] = spec
+        return unique_block_lines(
+            records, problems, lambda r: _check_block_line(r, problems, blocks, rules, broken)
+        )
     specs, first_line = [], {}
     for record in records:
         if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
@@ -128,6 +171,7 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
 
 
 def _check_line(record, problems, documents, rules):
+    """A line of one translation: {"document", ..., "errors", "scores"}."""
     value, file, line = record.value, record.file, record.line
     if not isinstance(value, dict):
         problems.add(file, line, 'an assignment must be an object: {"document": ..., "annotator": ...}')
@@ -143,18 +187,70 @@ def _check_line(record, problems, documents, rules):
     def report(message):
         problems.add(file, line, message)
 
-    errors = _check_errors(value, documents[document], rules, report)
-    scores = _check_scores(value, documents[document], rules, report)
+    def translation(item, where):
+        if "document" in item:
+            report(f"{where}: 'document' names a translation of a contrastive study; this line's is "
+                   f"'{document}'")  # fmt: skip
+            return None
+        return documents[document]
+
+    errors = _check_errors(value, translation, rules, report)
+    scores = _check_scores(value, translation, rules, report)
     if header is None or errors is None or scores is None:
         return None
     return TranslationAssignmentSpec(document=document, errors=errors, scores=scores, **header)
 
 
-def _check_errors(value, document, rules, report):
+def _check_block_line(record, problems, blocks, rules, broken):
+    """A contrastive line: {"block", "order": [its translations as shown], ..., "errors", "scores"},
+    each error and score naming its translation's "document"."""
+    value, file, line = record.value, record.file, record.line
+    if not isinstance(value, dict):
+        problems.add(
+            file, line, 'an assignment must be an object: {"block": ..., "annotator": ..., "order": [...]}'
+        )
+        return None
+    unknown_fields(value, CONTRASTIVE_FIELDS, file, problems, line)
+    header = check_header(value, file, line, problems)
+    if header is None:
+        return None
+    translations = blocks.get(header["block"])
+    if translations is None:
+        problems.add(file, line, f"assignment for unknown block {header['block']!r} (a contrastive line names "
+                                 "its block, the source document)")  # fmt: skip
+        return None
+    if set(translations) & set(broken):
+        return None
+    order = value.get("order", list(translations))
+    if not isinstance(order, list) or sorted(map(str, order)) != sorted(translations):
+        problems.add(file, line, f"'order' must list the block's translations ({', '.join(translations)}) "
+                                 "once each, as the worker saw them")  # fmt: skip
+        return None
+
+    def report(message):
+        problems.add(file, line, message)
+
+    def translation(item, where):
+        name = item.get("document")
+        if name not in translations:
+            report(f"{where}: document {name!r} is not a translation of block '{header['block']}' "
+                   f"({', '.join(translations)})")  # fmt: skip
+            return None
+        return translations[name]
+
+    errors = _check_errors(value, translation, rules, report)
+    scores = _check_scores(value, translation, rules, report)
+    if errors is None or scores is None:
+        return None
+    return TranslationAssignmentSpec(document=None, errors=errors, scores=scores, order=[str(o) for o in order],
+                                     **header)  # fmt: skip
+
+
+def _check_errors(value, translation, rules, report):
     if "errors" not in value:
         return []
     raw = value["errors"]
-    if rules.protocol not in WITH_SPANS:
+    if rules.scheme not in WITH_SPANS:
         report("'errors': a DA study scores segments and marks no errors")
         return None
     if not isinstance(raw, list):
@@ -162,19 +258,23 @@ def _check_errors(value, document, rules, report):
         return None
     errors = []
     for number, item in enumerate(raw, start=1):
-        error = _check_error(item, f"error {number}", document, rules, report)
+        error = _check_error(item, f"error {number}", translation, rules, report)
         if error is None:
             return None
         errors.append(error)
     return errors
 
 
-def _check_error(item, where, document, rules, report):
+def _check_error(item, where, translation, rules, report):
     if not isinstance(item, dict):
         report(f"{where}: must be an object {{segment, side, start, end, text, severity, ...}}")
         return None
-    if unknown := sorted(set(item) - ERROR_FIELDS, key=str):
-        report(f"{where}: unknown field '{unknown[0]}' (allowed: {', '.join(sorted(ERROR_FIELDS))})")
+    allowed = ERROR_FIELDS | ({"document"} if rules.contrastive else set())
+    if unknown := sorted(set(item) - allowed, key=str):
+        report(f"{where}: unknown field '{unknown[0]}' (allowed: {', '.join(sorted(allowed))})")
+        return None
+    document = translation(item, where)
+    if document is None:
         return None
     index = item.get("segment")
     if not is_int(index) or not 0 <= index < len(document.segments):
@@ -191,12 +291,12 @@ def _check_error(item, where, document, rules, report):
     placed = _placed(item, where, document, index, rules, category, report)
     if placed is None:
         return None
-    return ErrorSpec(index, *placed, category, severity, comment, client_id)
+    return ErrorSpec(document.external_id, index, *placed, category, severity, comment, client_id)
 
 
 def _category(value, where, rules, report):
     """The category key, None for ESA, or False after a problem."""
-    if rules.protocol != MQM:
+    if rules.scheme != MQM:
         if value not in (None, ""):
             report(f"{where}: an ESA error has a severity only, no category")
             return False
@@ -256,31 +356,40 @@ def _source(document, index):
     return sources[index] if isinstance(sources, list) and index < len(sources) else ""
 
 
-def _check_scores(value, document, rules, report):
+def _check_scores(value, translation, rules, report):
     if "scores" not in value:
         return []
     raw = value["scores"]
-    if rules.protocol not in WITH_SCORES:
+    if rules.scheme not in WITH_SCORES:
         report("'scores': an MQM study's score is its errors' weights; a line gives no scores")
         return None
     if not isinstance(raw, list):
         report("'scores' must be a list of {segment, score}")
         return None
     low, high = rules.scale
+    fields = SCORE_FIELDS | ({"document"} if rules.contrastive else set())
     scores, seen = [], set()
     for number, item in enumerate(raw, start=1):
         where = f"score {number}"
-        if not isinstance(item, dict) or set(item) != SCORE_FIELDS:
-            report(f'{where}: give {{"segment": index, "score": number}}')
+        if not isinstance(item, dict) or set(item) != fields:
+            shape = '"document": its translation, ' if rules.contrastive else ""
+            report(f'{where}: give {{{shape}"segment": index, "score": number}}')
+            return None
+        document = translation(item, where)
+        if document is None:
             return None
         index, score = item["segment"], item["score"]
-        if not is_int(index) or not 0 <= index < len(document.segments) or index in seen:
+        if (
+            not is_int(index)
+            or not 0 <= index < len(document.segments)
+            or (document.external_id, index) in seen
+        ):
             report(f"{where}: segment {index!r} is not a new segment of the document (0 to "
                    f"{len(document.segments) - 1})")  # fmt: skip
             return None
         if isinstance(score, bool) or not isinstance(score, int | float) or not low <= score <= high:
             report(f"{where}: the score must be a number from {low} to {high}, not {score!r}")
             return None
-        seen.add(index)
-        scores.append((index, float(score)))
-    return sorted(scores)
+        seen.add((document.external_id, index))
+        scores.append((document.external_id, index, float(score)))
+    return scores

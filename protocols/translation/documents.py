@@ -281,9 +281,15 @@ def _check_same_sources(translations, name, problems):
                 break
 
 
-def read_translations(path, name, fmt):
-    """translation_documents of a file on disk (the console's upload, written to a temporary file)."""
+def read_translations(path, name, fmt, *, contrastive=False):
+    """translation_documents of a file on disk (the console's upload, written to a temporary file);
+    a contrastive study's documents in a block per source document (every system's translation
+    of it on one page)."""
     if fmt not in FORMATS:
         raise BundleInvalid([Problem(name, 0, f"a translation study reads {' or '.join('.' + f for f in FORMATS)} "
                                               "files")])  # fmt: skip
-    return translation_documents(path.read_bytes(), name, fmt)
+    documents = translation_documents(path.read_bytes(), name, fmt)
+    if contrastive:
+        for _, record in documents:
+            record["block"] = record["input_id"]
+    return documents

@@ -98,7 +98,7 @@ class TranslationProtocol(Protocol):
             assignment_scored(assignment=check)
 
     def document_texts(self, path, name, fmt):
-        return document_files.read_translations(path, name, fmt)
+        return document_files.read_translations(path, name, fmt, contrastive=is_contrastive(self.key))
 
     def setup_form(self, study, data=None):
         return setup.settings_form(study, data)

@@ -9,7 +9,7 @@ from reports.metrics.mqm import WeightMissing
 from studies.models import Document
 
 from . import config
-from .keys import DA, ESA, MQM, REFERENCES
+from .keys import DA, ESA, MQM, REFERENCES, is_contrastive, scheme
 
 CRITICAL = "Critical"
 DEFAULT_CRITICAL_WEIGHT = 25  # MQM's scoring model: Minor 1, Major 5, Critical 25
@@ -162,7 +162,7 @@ FORMS = {MQM: MQMSettings, ESA: ESASettings, DA: DASettings}
 
 
 def settings_form(study, data=None):
-    return FORMS[study.protocol](data, study=study)
+    return FORMS[scheme(study.protocol)](data, study=study)
 
 
 def _weight(study, severity):
@@ -183,13 +183,17 @@ def design_facts(study):
     inputs = documents.order_by().values("input_id").distinct().count()
     facts = [("Translations", f"{len(systems)} system{'s' if len(systems) != 1 else ''} ({', '.join(systems)}) of "
                               f"{inputs} source document{'s' if inputs != 1 else ''}")] if systems else []  # fmt: skip
-    if study.protocol == MQM:
+    judged = scheme(study.protocol)
+    if is_contrastive(study.protocol):
+        facts.append(("Page", "every system's translation of a source side by side, in an order shuffled per "
+                              "worker, under neutral names"))  # fmt: skip
+    if judged == MQM:
         facts.append(("Severities (weight)", ", ".join(f"{name} ({_weight(study, name)})"
                                                       for name in config.severities(study))))  # fmt: skip
-    if study.protocol in (MQM, ESA):
+    if judged in (MQM, ESA):
         cap = config.max_errors(study)
         facts.append(("Errors per segment", f"at most {cap}" if cap else "no cap"))
-    if study.protocol == ESA:
+    if judged == ESA:
         low, high = config.score_warnings(study)
         facts.append(("Score warnings", f"below {low:g} with no error, above {high:g} with a Major error"))
     scale = config.scale(study)
@@ -197,7 +201,7 @@ def design_facts(study):
         facts.append(
             (
                 "Score",
-                "SQM, 0 to 6" if study.protocol == DA and scale == (0, 6) else f"{scale[0]} to {scale[1]}",
+                "SQM, 0 to 6" if judged == DA and scale == (0, 6) else f"{scale[0]} to {scale[1]}",
             )
         )
     facts.append(("Reference shown", _yes(config.show_reference(study))))

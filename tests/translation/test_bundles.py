@@ -236,3 +236,104 @@ def test_the_demos_translation_studies_import_rank_their_systems_and_round_trip(
     assert [row["system"] for row in report["ranking"]["systems"]] == ranked
     exported, again = round_trip(result.study, tmp_path)
     assert exported == again
+
+
+CONTRASTIVE_DOCUMENTS = [{**document, "block": "news-1"} for document in DOCUMENTS]
+
+
+def block_line(annotator, order, **fields):
+    return {"block": "news-1", "annotator": annotator, "order": order, **fields}
+
+
+def test_a_contrastive_bundle_keeps_each_workers_order_and_each_translations_work(tmp_path):
+    lines = [
+        block_line("r1", ["news-1#sysB", "news-1#sysA"],
+                   errors=[{"document": "news-1#sysA", "segment": 0, "start": 14, "end": 18, "text": "loud",
+                            "severity": "Minor"},
+                           {"document": "news-1#sysB", "segment": 1, "side": "missing", "severity": "Major"}],
+                   scores=[{"document": "news-1#sysA", "segment": 0, "score": 80},
+                           {"document": "news-1#sysB", "segment": 0, "score": 20}]),
+        block_line("r2", ["news-1#sysA", "news-1#sysB"], errors=[],
+                   scores=[{"document": "news-1#sysB", "segment": 1, "score": 10.5}]),
+    ]  # fmt: skip
+    study_yaml = translation_yaml("contrastive-esa", slug="side-by-side")
+    result = study_import_bundle(
+        directory=write_translation_bundle(tmp_path / "in", "esa", study=study_yaml, documents=CONTRASTIVE_DOCUMENTS,
+                                           assignments=lines)
+    )  # fmt: skip
+    study = result.study
+    first = Assignment.objects.get(study=study, worker__external_id="r1")
+    assert first.document is None and first.block == "news-1"
+    shown = [study.documents.get(pk=item["document"]).external_id for item in first.items]
+    assert shown == ["news-1#sysB", "news-1#sysA"]
+    assert sorted((s.segment.document.system, s.segment.index, s.score) for s in first.segment_scores.all()) == [
+        ("sysA", 0, 80.0), ("sysB", 0, 20.0)
+    ]  # fmt: skip
+    assert {(e.segment.document.system, e.side) for e in first.translation_errors.all()} == {
+        ("sysA", "target"), ("sysB", "missing")
+    }  # fmt: skip
+
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    written = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
+    assert [(w["annotator"], w["block"], w["order"]) for w in written] == [
+        ("r1", "news-1", ["news-1#sysB", "news-1#sysA"]), ("r2", "news-1", ["news-1#sysA", "news-1#sysB"])
+    ]  # fmt: skip
+    assert written[0]["scores"][1] == {"document": "news-1#sysB", "segment": 0, "score": 20}
+
+
+def test_contrastive_work_made_on_the_platform_round_trips(tmp_path):
+    from annotations.services.joining import assignment_join
+    from tests.translation.studies import make_translation_study
+
+    study = make_translation_study("contrastive-mqm", systems=("sysA", "sysB", "sysC"))
+    for name in ("w1", "w2"):
+        assignment = assignment_join(study=study, platform="link", external_id=name)
+        first = study.documents.get(pk=assignment.items[0]["document"])
+        TranslationError.objects.create(
+            assignment=assignment, segment=first.segments.get(index=0), side="target", start=0, end=3,
+            text=first.segments.get(index=0).text[:3], severity="Minor",
+            category=study.taxonomy.categories.get(key="Mistranslation"), client_id=f"{name}-1",
+        )  # fmt: skip
+        Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    study.refresh_from_db()
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    assert len(exported["assignments.jsonl"].decode().splitlines()) == 2
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        ([block_line("r1", ["news-1#sysA"], scores=[])],
+         "assignments.jsonl:1: 'order' must list the block's translations (news-1#sysA, news-1#sysB) once each"),
+        ([block_line("r1", ["news-1#sysA", "news-1#sysB"], scores=[{"document": "news-2#sysA", "segment": 0, "score": 1}])],
+         "assignments.jsonl:1: score 1: document 'news-2#sysA' is not a translation of block 'news-1'"),
+        ([block_line("r1", ["news-1#sysA", "news-1#sysB"], scores=[{"segment": 0, "score": 1}])],
+         'assignments.jsonl:1: score 1: give {"document": its translation, "segment": index, "score": number}'),
+        ([{"block": "news-9", "annotator": "r1", "scores": []}], "assignments.jsonl:1: assignment for unknown block 'news-9'"),
+        ([block_line("r1", ["news-1#sysA", "news-1#sysB"]), block_line("r1", ["news-1#sysA", "news-1#sysB"])],
+         "assignments.jsonl:2: annotator 'r1' already has a main assignment for block 'news-1' (line 1)"),
+    ],
+)  # fmt: skip
+def test_bad_contrastive_lines_are_named_by_line(tmp_path, lines, expected):
+    study_yaml = translation_yaml(
+        "contrastive-da", slug="side-by-side", config={"scale": {"min": 0, "max": 6}}
+    )
+    problems = problems_of(write_translation_bundle(tmp_path / "in", "da", study=study_yaml,
+                                                    documents=CONTRASTIVE_DOCUMENTS, assignments=lines))  # fmt: skip
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+def test_a_contrastive_block_is_one_source_document(tmp_path):
+    documents = [{**DOCUMENTS[0], "block": "news-1"}, {**DOCUMENTS[1], "input_id": "news-2", "block": "news-1"},
+                 {**DOCUMENTS[1], "id": "news-3#sysB"}]  # fmt: skip
+    study_yaml = translation_yaml("contrastive-da", slug="side-by-side", config={})
+    problems = problems_of(write_translation_bundle(tmp_path / "in", "da", study=study_yaml, documents=documents,
+                                                    assignments=[]))  # fmt: skip
+    assert problems == [
+        "documents.jsonl:2: document 'news-1#sysB': block 'news-1' holds translations of 'news-1' ('news-1#sysA'), "
+        "not of 'news-2': a block is one source",
+        "documents.jsonl:3: document 'news-3#sysB': a contrastive study needs its 'input_id' (the source document) "
+        "and its 'block' (the same id: a block is one source)",
+    ]

@@ -274,3 +274,20 @@ def test_a_translation_study_is_previewed_and_launched_with_task_links(client, p
     expected = {"mqm": "Neutral (0), Minor (1), Major (5)", "esa": "below 33 with no error, above 66 with a Major error",
                 "da": "0 to 100"}[protocol]  # fmt: skip
     assert expected in design and "Reference shown" in design
+
+
+def test_a_contrastive_study_gets_a_block_per_source_document(client):
+    study = new_study(client, "contrastive-esa")
+    assert upload(client, study, "news.csv", CSV).status_code == 302
+    assert [(d.external_id, d.block) for d in study.documents.order_by("position")] == [
+        ("news-1#sysA", "news-1"), ("news-1#sysB", "news-1"), ("news-2#sysA", "news-2")
+    ]  # fmt: skip
+    response = client.post(reverse("console:categories", args=[study.pk]),
+                           {"settings-warn_low": "33", "settings-warn_high": "66"})  # fmt: skip
+    assert response.status_code == 302
+    client.post(reverse("console:annotators", args=[study.pk]), {"annotators_per_document": 2})
+    client.post(reverse("console:launch", args=[study.pk]), {"stage": "main", "workers": "ana, ben"})
+    assignments = Assignment.objects.filter(study=study)
+    assert sorted(assignments.values_list("block", flat=True)) == ["news-1", "news-1", "news-2", "news-2"]
+    design = client.get(reverse("console:study", args=[study.pk]) + "?tab=design").content.decode()
+    assert "side by side, in an order shuffled per worker" in design

@@ -17,6 +17,7 @@ from accounts.services import researcher_create
 from annotations.models import Assignment
 from studies.models import Study
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.translation_page import text_cell
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -88,7 +89,13 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     check(page, "05-preview")
     with page.expect_navigation():
         page.click("#open-preview")
-    assert "/task/" in page.url  # the worker's page of the study's first translation
+    expect(page.locator("h1", has_text="Instructions")).to_be_visible()  # as a worker: instructions first
+    page.click("text=Start")
+    page.wait_for_selector(
+        "#translation-layout:not(.awaiting-script)"
+    )  # the first translation, its source beside it
+    expect(text_cell(page, 0, "source")).to_have_text("Morgen wird es im Norden regnerisch und kühl.")
+    expect(text_cell(page, 0, "target")).to_have_text("Tomorrow it will be rainy and cool in the north.")
     study = Study.objects.get(title="Weather reports, German to English")
     page.goto(live_server.url + reverse("console:preview", args=[study.pk]))
     page.click("#next-step")
@@ -102,7 +109,9 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
 
     study.refresh_from_db()
     assert study.status == "open" and study.config["stage"] == "pilot"
-    assert study.config["score_warnings"] == {"low": 25, "high": 75} and study.config["show_reference"] is True
+    assert (
+        study.config["score_warnings"] == {"low": 25, "high": 75} and study.config["show_reference"] is True
+    )
     assert [(d.external_id, d.meta["sources"][0][:6]) for d in study.documents.order_by("position")] == [
         ("wetter-1#sysA", "Morgen"), ("wetter-1#sysB", "Morgen")
     ]  # fmt: skip

@@ -120,3 +120,34 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     page.goto(live_server.url + reverse("console:study", args=[study.pk]) + "?tab=design")
     expect(page.locator(".facts")).to_contain_text("below 25 with no error, above 75 with a Major error")
     check(page, "08-design")
+
+
+@pytest.mark.parametrize("protocol", ["mqm", "da"])
+def test_the_mqm_and_da_settings_pages_fit_and_pass_axe(browser, live_server, protocol):
+    """MQM's categories with its severities and cap, DA's choice of scale: both widths, no axe finding."""
+    from console.services import study_create
+
+    user = researcher_create(username="rita", password="pass-w0rd-for-tests")
+    study = study_create(title=f"A {protocol} study", protocol=protocol, user=user)
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    page.goto(live_server.url + "/")
+    page.fill("#id_username", "rita")
+    page.fill("#id_password", "pass-w0rd-for-tests")
+    page.click("input[type=submit]")
+    page.goto(live_server.url + reverse("console:documents", args=[study.pk]))
+    choose_file(page, "weather.csv", CSV)
+    page.click("#next-step")
+    if protocol == "mqm":
+        expect(page.locator("input[name=source][value=mqm-core]")).to_be_checked()
+        expect(page.locator("#id_settings-max_errors")).to_have_value("5")
+        page.check("#id_settings-critical")
+    else:
+        page.check("input[name=settings-scale][value=sqm]")
+    check(page, f"09-{protocol}-settings")
+    page.click("#next-step")
+    expect(page.locator("h2", has_text="Annotators")).to_be_visible()
+    study.refresh_from_db()
+    if protocol == "mqm":
+        assert study.taxonomy.slug == "mqm-core" and study.config["severities"][-1] == "Critical"
+    else:
+        assert study.config["scale"]["max"] == 6

@@ -291,3 +291,13 @@ def test_a_contrastive_study_gets_a_block_per_source_document(client):
     assert sorted(assignments.values_list("block", flat=True)) == ["news-1", "news-1", "news-2", "news-2"]
     design = client.get(reverse("console:study", args=[study.pk]) + "?tab=design").content.decode()
     assert "side by side, in an order shuffled per worker" in design
+
+
+def test_settings_are_checked_as_study_yaml_checks_them_before_they_are_stored(client):
+    from console.services import SetupRefused, study_set_settings
+
+    study = new_study(client, "esa")
+    with pytest.raises(SetupRefused, match="config.score_warnings.low: must be a number from 0 to 100"):
+        study_set_settings(study=study, config={"score_warnings": {"low": 120, "high": 66}})
+    study.refresh_from_db()
+    assert "score_warnings" not in study.config

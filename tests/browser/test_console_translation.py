@@ -62,6 +62,7 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     page.click("#new-study")
     page.fill("#id_title", "Weather reports, German to English")
     page.check("input[name=protocol][value=esa]")
+    expect(page.locator("h1", has_text="New study")).to_be_visible()
     check(page, "01-new-study")
     page.click("#next-step")
 
@@ -86,6 +87,7 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     page.fill("#id_annotators_per_document", "2")
     page.click("#next-step")
 
+    expect(page.locator("h2", has_text="Preview as a worker")).to_be_visible()
     check(page, "05-preview")
     with page.expect_navigation():
         page.click("#open-preview")
@@ -100,6 +102,7 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     page.goto(live_server.url + reverse("console:preview", args=[study.pk]))
     page.click("#next-step")
 
+    expect(page.locator("h2", has_text="Launch")).to_be_visible()
     check(page, "06-launch")
     page.check("input[name=stage][value=pilot]")
     page.fill("#id_workers", "ana, ben")

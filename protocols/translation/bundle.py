@@ -55,15 +55,9 @@ def write_work(study, work, segment_ids):
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
     document_ids = dict(study.documents.values_list("external_id", "id"))
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
-    items_of = None
-    if is_contrastive(
-        study.protocol
-    ):  # the block's translations in the worker's order, as block_items gives them
-
-        def items_of(spec):
-            return [{"position": n, "document": document_ids[d]} for n, d in enumerate(spec.order)]
-
-    rows = submitted_assignments(study, work.assignments, workers, document_ids, items_of=items_of)
+    rows = submitted_assignments(
+        study, work.assignments, workers, document_ids, items_of=_items_of(study, document_ids)
+    )
     errors, scores = [], []
     for row, spec in zip(rows, work.assignments, strict=True):
         for number, e in enumerate(spec.errors, start=1):
@@ -89,6 +83,14 @@ def write_work(study, work, segment_ids):
     SegmentScore.objects.bulk_create(scores, batch_size=ROW_BATCH)
 
 
+def _items_of(study, document_ids):
+    """An assignment's items from its line: a contrastive block's translations in the worker's order
+    (as block_items gives them), or the segments rated when not all (report.rated_indices)."""
+    if is_contrastive(study.protocol):
+        return lambda spec: [{"position": n, "document": document_ids[d]} for n, d in enumerate(spec.order)]
+    return lambda spec: list(spec.segments)
+
+
 def export_work(study, assignments, directory, who):
     judged, contrastive = scheme(study.protocol), is_contrastive(study.protocol)
     external = dict(study.documents.values_list("id", "external_id")) if contrastive else {}
@@ -101,6 +103,8 @@ def export_work(study, assignments, directory, who):
             if contrastive:
                 shown = sorted(assignment.items or [], key=lambda item: item["position"])
                 record["order"] = [external[item["document"]] for item in shown]
+            elif assignment.items:  # a rater's share of the document's segments (an imported MQM file)
+                record["segments"] = assignment.items
             if judged in WITH_SPANS:
                 record["errors"] = errors.get(assignment.pk, [])
             if judged in WITH_SCORES:

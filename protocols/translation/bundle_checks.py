@@ -30,7 +30,7 @@ from .keys import (
 )
 from .services import MAX_COMMENT
 
-ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "errors", "scores"}
+ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "segments", "errors", "scores"}
 CONTRASTIVE_FIELDS = HEADER_FIELDS | {"order", "errors", "scores"}
 ERROR_FIELDS = {"segment", "side", "start", "end", "text", "category", "severity", "comment", "client_id"}
 SCORE_FIELDS = {"segment", "score"}
@@ -59,6 +59,7 @@ class TranslationAssignmentSpec(AssignmentSpec):
     errors: list = field(default_factory=list)
     scores: list = field(default_factory=list)  # [(document, segment, score)] in order
     order: list = field(default_factory=list)  # a contrastive block's translations, as the worker saw them
+    segments: list = field(default_factory=list)  # the segments rated, when not all (an imported MQM file)
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -187,18 +188,42 @@ def _check_line(record, problems, documents, rules):
     def report(message):
         problems.add(file, line, message)
 
+    rated = _check_rated(value.get("segments"), documents[document], report)
+
     def translation(item, where):
         if "document" in item:
             report(f"{where}: 'document' names a translation of a contrastive study; this line's is "
                    f"'{document}'")  # fmt: skip
             return None
+        if rated and item.get("segment") not in rated:
+            report(f"{where}: segment {item.get('segment')!r} is not one the line rated ('segments')")
+            return None
         return documents[document]
 
     errors = _check_errors(value, translation, rules, report)
     scores = _check_scores(value, translation, rules, report)
-    if header is None or errors is None or scores is None:
+    if header is None or rated is None or errors is None or scores is None:
         return None
-    return TranslationAssignmentSpec(document=document, errors=errors, scores=scores, **header)
+    return TranslationAssignmentSpec(
+        document=document, errors=errors, scores=scores, segments=rated, **header
+    )
+
+
+def _check_rated(raw, document, report):
+    """The segments a line rated when it rated some only (a rater's share of a document in an MQM
+    release, interop/mqm): distinct indices of the document; [] for all of them, None after a problem."""
+    if raw is None:
+        return []
+    count = len(document.segments)
+    if (
+        not isinstance(raw, list)
+        or not raw
+        or not all(is_int(index) and 0 <= index < count for index in raw)
+        or len(set(raw)) != len(raw)
+    ):
+        report(f"'segments' must list the segments rated, each once, from 0 to {count - 1} (left out: all)")
+        return None
+    return raw
 
 
 def _check_block_line(record, problems, blocks, rules, broken):

@@ -1,6 +1,7 @@
 """Translation bundles: sources and references in documents.jsonl's meta, errors and scores in
 assignments.jsonl, every problem named by file and line, and export -> import -> export exact."""
 
+import io
 import json
 from pathlib import Path
 
@@ -336,4 +337,41 @@ def test_a_contrastive_block_is_one_source_document(tmp_path):
         "not of 'news-2': a block is one source",
         "documents.jsonl:3: document 'news-3#sysB': a contrastive study needs its 'input_id' (the source document) "
         "and its 'block' (the same id: a block is one source)",
+    ]
+
+
+def test_an_imported_mqm_release_keeps_each_raters_share_of_the_segments(tmp_path):
+    """An MQM file's raters rate some segments of a document each (interop/mqm): the bundle's
+    `segments` keeps which, so the report is the same after export and import."""
+    from django.core.management import call_command
+
+    from tests.interop.test_mqm_study import SMALL
+
+    path = tmp_path / "small.tsv"
+    path.write_text(SMALL, encoding="utf-8")
+    call_command("import_mqm", str(path), "--study", "small", stdout=io.StringIO())
+    study = Study.objects.get(slug="small")
+    before = {row["system"]: (row["score"], row["segments"]) for row in study_report(study)["systems"]}
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    lines = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
+    assert [(line["document"], line["annotator"], line["segments"]) for line in lines] == [
+        ("A/d1", "r1", [0, 2]), ("A/d1", "r2", [0, 1]), ("B/d1", "r1", [2]), ("B/d1", "r2", [0, 1])
+    ]  # fmt: skip
+    after = {
+        row["system"]: (row["score"], row["segments"]) for row in study_report(Study.objects.get())["systems"]
+    }
+    assert after == before
+
+
+def test_segments_rated_are_checked(tmp_path):
+    lines = [
+        line(segments=[0, 0], errors=[]),
+        line(annotator="r2", segments=[1], errors=[{"segment": 0, "category": "Punctuation", "severity": "Minor",
+                                                    "start": 0, "end": 3}]),
+    ]  # fmt: skip
+    problems = problems_of(write_translation_bundle(tmp_path / "in", "mqm", assignments=lines))
+    assert problems == [
+        "assignments.jsonl:1: 'segments' must list the segments rated, each once, from 0 to 1 (left out: all)",
+        "assignments.jsonl:2: error 1: segment 0 is not one the line rated ('segments')",
     ]

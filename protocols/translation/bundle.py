@@ -12,17 +12,29 @@ order the worker saw them, and each error and score naming its translation.
     {"block": "d1", "annotator": "r1", "order": ["d1#sysB", "d1#sysA"],
      "scores": [{"document": "d1#sysB", "segment": 0, "score": 70}, ...]}
 
+An assisted study (ESA-AI, MQM-AI) has its judge's suggestions too (bundle_suggestions.py).
 Export writes the errors by segment, side and place, the scores by segment, so export -> import
 -> export gives the same bytes. annotations.csv has its header only: the annotation export
 (exports/) has a row per segment and interop's MQM TSV a row per error.
 """
+
+import dataclasses
 
 from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
-from .bundle_checks import Rules, check_assignments, check_document_meta
+from .bundle_checks import check_assignments, check_document_meta
+from .bundle_errors import Rules
+from .bundle_suggestions import (
+    check_suggestions,
+    export_suggestions,
+    prefilled_counts,
+    suggestion_positions,
+    write_prefilled,
+    write_suggestions,
+)  # fmt: skip
 from .keys import MQM, WITH_SCORES, WITH_SPANS, is_contrastive, scheme
 from .models import SegmentScore, TranslationError
 
@@ -32,29 +44,29 @@ def check_documents(documents, problems, file, protocol):
 
 
 def check_work(directory, spec, documents, broken, locate, problems):
+    documents = {d.external_id: d for d in documents}
+    suggestions = check_suggestions(directory, documents, Rules.of(spec), problems)
+    rules = dataclasses.replace(Rules.of(spec), suggestions=suggestion_positions(suggestions))
     path = directory / "assignments.jsonl"
     if not path.is_file():
-        return BundleWork()
+        return BundleWork(extra=suggestions)
     records = read_jsonl(path, "assignments.jsonl", problems)
-    assignments = check_assignments(
-        records,
-        problems,
-        documents={d.external_id: d for d in documents},
-        rules=Rules.of(spec),
-        broken=broken,
-    )
+    assignments = check_assignments(records, problems, documents=documents, rules=rules, broken=broken)
     return BundleWork(
-        assignments=assignments, annotations=sum(len(a.errors) + len(a.scores) for a in assignments)
-    )
+        assignments=assignments, annotations=sum(len(a.errors) + len(a.scores) for a in assignments),
+        extra=suggestions,
+    )  # fmt: skip
 
 
 def write_work(study, work, segment_ids):
-    """One submitted assignment per line, with its errors and scores (inside the import's transaction)."""
+    """The suggestions, and one submitted assignment per line with its errors and scores (inside the
+    import's transaction)."""
+    category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
+    suggested = write_suggestions(study, work.extra, category_ids) if work.extra else {}
     if not work.assignments:
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
     document_ids = dict(study.documents.values_list("external_id", "id"))
-    category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
     rows = submitted_assignments(
         study, work.assignments, workers, document_ids, items_of=_items_of(study, document_ids)
     )
@@ -73,6 +85,7 @@ def write_work(study, work, segment_ids):
                     severity=e.severity,
                     comment=e.comment,
                     client_id=e.client_id or f"import-{number}",
+                    suggestion=suggested[(e.document, e.suggestion)] if e.suggestion else None,
                 )  # fmt: skip
             )
         scores += [
@@ -81,6 +94,13 @@ def write_work(study, work, segment_ids):
         ]
     TranslationError.objects.bulk_create(errors, batch_size=ROW_BATCH)
     SegmentScore.objects.bulk_create(scores, batch_size=ROW_BATCH)
+    write_prefilled(
+        [
+            (row, spec.prefilled)
+            for row, spec in zip(rows, work.assignments, strict=True)
+            if spec.prefilled is not None
+        ]
+    )
 
 
 def _items_of(study, document_ids):
@@ -97,6 +117,8 @@ def export_work(study, assignments, directory, who):
     if contrastive:  # a block study's lines by block, as the other block studies write them
         assignments = sorted(assignments, key=lambda a: (a.block, *who(a), a.kind))
     errors, scores = _errors_by_assignment(study, contrastive), _scores_by_assignment(study, contrastive)
+    prefilled = prefilled_counts(study)
+    export_suggestions(study, directory)
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for assignment in assignments:
             record = assignment_record(assignment, who)
@@ -105,6 +127,8 @@ def export_work(study, assignments, directory, who):
                 record["order"] = [external[item["document"]] for item in shown]
             elif assignment.items:  # a rater's share of the document's segments (an imported MQM file)
                 record["segments"] = assignment.items
+            if assignment.pk in prefilled:  # the suggestion arm's: how many suggestions it received
+                record["prefilled"] = prefilled[assignment.pk]
             if judged in WITH_SPANS:
                 record["errors"] = errors.get(assignment.pk, [])
             if judged in WITH_SCORES:
@@ -120,16 +144,28 @@ def _errors_by_assignment(study, contrastive):
         .order_by("assignment_id", "segment__document__position", "segment__index", "side", "start", "end",
                   "category__key", "severity", "id")
         .values_list("assignment_id", "segment__document__external_id", "segment__index", "side", "start", "end",
-                     "text", "category__key", "severity", "comment")
+                     "text", "category__key", "severity", "comment", "suggestion__position")
     )  # fmt: skip
-    for assignment, document, index, side, start, end, text, category, severity, comment in rows.iterator(
-        chunk_size=5000
-    ):
+    for (
+        assignment,
+        document,
+        index,
+        side,
+        start,
+        end,
+        text,
+        category,
+        severity,
+        comment,
+        suggestion,
+    ) in rows.iterator(chunk_size=5000):
         error = {"document": document} if contrastive else {}
         error.update(segment=index, side=side, start=start, end=end, text=text)
         if scheme(study.protocol) == MQM:
             error["category"] = category
         error.update(severity=severity, comment=comment)
+        if suggestion is not None:  # pre-filled from the document's suggestion, and kept
+            error["suggestion"] = suggestion
         grouped.setdefault(assignment, []).append(error)
     return grouped
 

@@ -1,54 +1,25 @@
 """Check a translation bundle: the sources and references in the documents' meta, and the errors
-and scores of assignments.jsonl, as the task API checks a worker's (services.py).
+and scores of assignments.jsonl, as the task API checks a worker's (services.py; one error:
+bundle_errors.py).
 
 Every problem is `file:line: message`; a line with a problem is left out, so one run lists them
 all and the import writes nothing.
 """
 
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 from bundles.specs import AssignmentSpec
-from studies.config import config_problems
-from studies.spans import span_error
 
-from . import config
-from .keys import (
-    MISSING,
-    MQM,
-    REFERENCES,
-    SIDES,
-    SOURCE,
-    SOURCES,
-    TARGET,
-    WITH_SCORES,
-    WITH_SPANS,
-    is_contrastive,
-    scheme,
-)
-from .services import MAX_COMMENT
+from .bundle_errors import ERROR_FIELDS, check_error
+from .bundle_suggestions import check_prefilled
+from .keys import REFERENCES, SOURCES, WITH_SCORES, WITH_SPANS, is_contrastive
 
-ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "segments", "errors", "scores"}
+ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "segments", "prefilled", "errors", "scores"}
 CONTRASTIVE_FIELDS = HEADER_FIELDS | {"order", "errors", "scores"}
-ERROR_FIELDS = {"segment", "side", "start", "end", "text", "category", "severity", "comment", "client_id"}
 SCORE_FIELDS = {"segment", "score"}
 LANGUAGES = ("source_lang", "target_lang")
-
-
-@dataclass(frozen=True)
-class ErrorSpec:
-    document: str  # its translation's external id
-    segment: int
-    side: str
-    start: int
-    end: int
-    text: str
-    category: str | None  # a category key (MQM), None (ESA)
-    severity: str  # the study's spelling
-    comment: str = ""
-    client_id: str = ""
 
 
 @dataclass
@@ -60,6 +31,7 @@ class TranslationAssignmentSpec(AssignmentSpec):
     scores: list = field(default_factory=list)  # [(document, segment, score)] in order
     order: list = field(default_factory=list)  # a contrastive block's translations, as the worker saw them
     segments: list = field(default_factory=list)  # the segments rated, when not all (an imported MQM file)
+    prefilled: int | None = None  # how many suggestions it received (the suggestion arm of an assisted study)
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -113,33 +85,6 @@ def _one_source_a_block(spec, where, input_of_block, problems, file):
 
 
 # --- assignments.jsonl -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rules:
-    """What the study lets a line hold: from study.yaml, or the protocol's defaults when its config
-    is broken (study.yaml's problems say how), so the work is still checked in the same run."""
-
-    scheme: str  # MQM, ESA or DA
-    contrastive: bool
-    severities: tuple
-    scale: tuple | None
-    source_spans: bool
-    missing_marker: bool
-    categories: dict  # {key: whole_sentence}
-
-    @classmethod
-    def of(cls, spec):
-        usable = not config_problems(spec.config, protocol=spec.protocol)
-        study = spec if usable else SimpleNamespace(protocol=spec.protocol, config={})
-        judged = scheme(spec.protocol)
-        categories = (
-            {c.key: c.whole_sentence for c in spec.taxonomy.categories}
-            if judged == MQM and spec.taxonomy
-            else {}
-        )
-        return cls(judged, is_contrastive(spec.protocol), tuple(config.severities(study)), config.scale(study),
-                   config.source_spans(study), config.missing_marker(study), categories)  # fmt: skip
 
 
 def check_assignments(records, problems, *, documents, rules, broken=()):
@@ -200,13 +145,13 @@ def _check_line(record, problems, documents, rules):
             return None
         return documents[document]
 
+    prefilled = check_prefilled(value, report)
     errors = _check_errors(value, translation, rules, report)
     scores = _check_scores(value, translation, rules, report)
-    if header is None or rated is None or errors is None or scores is None:
+    if header is None or rated is None or prefilled is False or errors is None or scores is None:
         return None
-    return TranslationAssignmentSpec(
-        document=document, errors=errors, scores=scores, segments=rated, **header
-    )
+    return TranslationAssignmentSpec(document=document, errors=errors, scores=scores, segments=rated,
+                                     prefilled=prefilled, **header)  # fmt: skip
 
 
 def _check_rated(raw, document, report):
@@ -283,102 +228,12 @@ def _check_errors(value, translation, rules, report):
         return None
     errors = []
     for number, item in enumerate(raw, start=1):
-        error = _check_error(item, f"error {number}", translation, rules, report)
+        allowed = ERROR_FIELDS | {"suggestion"} | ({"document"} if rules.contrastive else set())
+        error = check_error(item, f"error {number}", translation, rules, report, allowed=allowed)
         if error is None:
             return None
         errors.append(error)
     return errors
-
-
-def _check_error(item, where, translation, rules, report):
-    if not isinstance(item, dict):
-        report(f"{where}: must be an object {{segment, side, start, end, text, severity, ...}}")
-        return None
-    allowed = ERROR_FIELDS | ({"document"} if rules.contrastive else set())
-    if unknown := sorted(set(item) - allowed, key=str):
-        report(f"{where}: unknown field '{unknown[0]}' (allowed: {', '.join(sorted(allowed))})")
-        return None
-    document = translation(item, where)
-    if document is None:
-        return None
-    index = item.get("segment")
-    if not is_int(index) or not 0 <= index < len(document.segments):
-        report(f"{where}: segment {index!r} is not in the document (0 to {len(document.segments) - 1})")
-        return None
-    category = _category(item.get("category"), where, rules, report)
-    severity = _severity(item.get("severity"), where, rules, report)
-    comment, client_id = item.get("comment") or "", item.get("client_id") or ""
-    if not isinstance(comment, str) or len(comment) > MAX_COMMENT or not isinstance(client_id, str):
-        report(f"{where}: 'comment' must be text of at most {MAX_COMMENT} characters, 'client_id' text")
-        return None
-    if category is False or severity is None:
-        return None
-    placed = _placed(item, where, document, index, rules, category, report)
-    if placed is None:
-        return None
-    return ErrorSpec(document.external_id, index, *placed, category, severity, comment, client_id)
-
-
-def _category(value, where, rules, report):
-    """The category key, None for ESA, or False after a problem."""
-    if rules.scheme != MQM:
-        if value not in (None, ""):
-            report(f"{where}: an ESA error has a severity only, no category")
-            return False
-        return None
-    if value not in rules.categories:
-        report(
-            f"{where}: unknown category {value!r} (the taxonomy has {', '.join(sorted(rules.categories))})"
-        )
-        return False
-    return value
-
-
-def _severity(value, where, rules, report):
-    if isinstance(value, str):
-        for name in rules.severities:
-            if name.lower() == value.strip().lower():
-                return name
-    report(f"{where}: severity {value!r} is not one of {', '.join(rules.severities)}")
-    return None
-
-
-def _placed(item, where, document, index, rules, category, report):
-    """(side, start, end, text), checked as the task API checks a worker's error."""
-    side = item.get("side", TARGET)
-    target = document.segments[index]
-    given = {key: item[key] for key in ("start", "end", "text") if key in item}
-    if category is not None and rules.categories[category]:  # a whole-segment category (Non-translation)
-        whole = {"start": 0, "end": len(target), "text": target}
-        if side != TARGET or any(given[key] != whole[key] for key in given):
-            report(f"{where}: category {category} covers the whole segment: side target, start 0, end "
-                   f"{len(target)} (or leave them out)")  # fmt: skip
-            return None
-        return TARGET, 0, len(target), target
-    if side not in SIDES:
-        report(f"{where}: side {side!r} is not one of {', '.join(SIDES)}")
-        return None
-    if side == MISSING:
-        if not rules.missing_marker:
-            report(f"{where}: this study has no [missing] marker (config.missing_marker is false)")
-            return None
-        if given.get("start", 0) != 0 or given.get("end", 0) != 0 or given.get("text", "") != "":
-            report(f"{where}: a [missing] error has no span: start 0, end 0 and no text (or leave them out)")
-            return None
-        return MISSING, 0, 0, ""
-    if side == SOURCE and not rules.source_spans:
-        report(f"{where}: this study marks errors in the translation only (config.source_spans is false)")
-        return None
-    text = target if side == TARGET else _source(document, index)
-    if problem := span_error(text, item.get("start"), item.get("end"), item.get("text")):
-        report(f"{where}: {side} of segment {index}: {problem.replace('the segment', 'it')}")
-        return None
-    return side, item["start"], item["end"], text[item["start"] : item["end"]]
-
-
-def _source(document, index):
-    sources = document.meta.get(SOURCES) if isinstance(document.meta, dict) else None
-    return sources[index] if isinstance(sources, list) and index < len(sources) else ""
 
 
 def _check_scores(value, translation, rules, report):

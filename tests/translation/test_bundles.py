@@ -375,3 +375,87 @@ def test_segments_rated_are_checked(tmp_path):
         "assignments.jsonl:1: 'segments' must list the segments rated, each once, from 0 to 1 (left out: all)",
         "assignments.jsonl:2: error 1: segment 0 is not one the line rated ('segments')",
     ]
+
+
+def test_an_assisted_studys_suggestions_and_what_the_suggestion_arm_kept_round_trip(tmp_path):
+    """ESA-AI: the judge's suggestions in suggestions.jsonl, a suggestion-arm line's `prefilled`
+    and the `suggestion` each kept error came from; the control arm's line has neither."""
+    from django.utils import timezone
+
+    from protocols.translation.assistance.prefill import suggestions_prefill
+    from protocols.translation.assistance.sources import Suggestion, suggested_errors_replace
+    from protocols.translation.models import SuggestedError, SuggestionPrefill
+    from tests.factories import AssignmentFactory, WorkerFactory
+    from tests.translation.studies import make_translation_study
+
+    study = make_translation_study("esa", taxonomy=None, config={"assistance": {"share": 0.5, "seed": 1}})
+    document = study.documents.get(system="sysB")  # "The dog barked loudly.", "The cat sleeps.", "It rains."
+    suggested_errors_replace(study=study, source="evaluator judge, run 1", errors=[
+        Suggestion(document.pk, 0, "target", 15, 21, None, "Minor"),
+        Suggestion(document.pk, 1, "target", 8, 14, None, "Major"),
+        Suggestion(document.pk, 2, "missing", 0, 0, None, "Major"),
+    ])  # fmt: skip
+    for arm in ("suggestions", "control"):
+        assignment = AssignmentFactory(study=study, document=document, worker=WorkerFactory(), arm=arm)
+        suggestions_prefill(assignment=assignment)
+        if arm == "suggestions":  # the worker removes one suggestion and adds an error of their own
+            assignment.translation_errors.filter(segment__index=1).delete()
+            TranslationError.objects.create(assignment=assignment, segment=document.segments.get(index=1), start=0,
+                                            end=3, text="The", severity="Minor", client_id="own")  # fmt: skip
+        for segment in document.segments.all():
+            SegmentScore.objects.create(assignment=assignment, segment=segment, score=60)
+        Assignment.objects.filter(pk=assignment.pk).update(status="submitted", submitted_at=timezone.now())
+    study.refresh_from_db()
+
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    suggestions = [json.loads(line) for line in exported["suggestions.jsonl"].decode().splitlines()]
+    assert [(s["position"], s["side"], s["text"], s["severity"]) for s in suggestions] == [
+        (1, "target", "loudly", "Minor"), (2, "target", "sleeps", "Major"), (3, "missing", "", "Major")
+    ]  # fmt: skip
+    lines = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
+    arm = {line["arm"]: line for line in lines}
+    assert arm["suggestions"]["prefilled"] == 3 and "prefilled" not in arm["control"]
+    assert [(e["segment"], e.get("suggestion")) for e in arm["suggestions"]["errors"]] == [
+        (0, 1),
+        (1, None),
+        (2, 3),
+    ]
+    imported = Study.objects.get()
+    assert SuggestedError.objects.filter(document__study=imported).count() == 3
+    assert SuggestionPrefill.objects.get(assignment__study=imported).suggestions == 3
+    kept = TranslationError.objects.filter(assignment__study=imported, suggestion__isnull=False)
+    assert sorted(e.suggestion.position for e in kept) == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("suggestions", "lines", "expected"),
+    [
+        ([{"document": "news-1#sysA", "position": 1, "segment": 0, "start": 0, "end": 3, "text": "Dog",
+           "severity": "Minor"}], [],
+         "suggestions.jsonl:1: suggestion 1: target of segment 0: text 'Dog' does not match the offsets [0, 3)"),
+        ([{"document": "news-1#sysA", "position": 1, "segment": 0, "side": "missing", "severity": "Minor"},
+          {"document": "news-1#sysA", "position": 1, "segment": 1, "side": "missing", "severity": "Minor"}], [],
+         "suggestions.jsonl:2: document 'news-1#sysA' has a suggestion 1 already (line 1)"),
+        ([{"document": "news-1#sysA", "position": 1, "segment": 0, "side": "missing", "severity": "Minor"}],
+         [line(arm="suggestions", prefilled=1, errors=[{"segment": 0, "side": "missing", "severity": "Minor",
+                                                        "suggestion": 2}])],
+         "assignments.jsonl:1: error 1: suggestion 2 is not one of document 'news-1#sysA' (suggestions.jsonl)"),
+        ([], [line(prefilled=-1, errors=[])], "assignments.jsonl:1: 'prefilled' must be a whole number"),
+    ],
+)  # fmt: skip
+def test_bad_suggestions_are_named_by_line(tmp_path, suggestions, lines, expected):
+    directory = write_translation_bundle(tmp_path / "in", "esa", assignments=lines)
+    if suggestions:
+        (directory / "suggestions.jsonl").write_text("".join(json.dumps(s) + "\n" for s in suggestions))
+    problems = problems_of(directory)
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+def test_suggestions_are_refused_in_a_da_study(tmp_path):
+    directory = write_translation_bundle(tmp_path / "in", "da", assignments=[])
+    (directory / "suggestions.jsonl").write_text('{"document": "news-1#sysA", "position": 1}\n')
+    assert problems_of(directory) == [
+        "suggestions.jsonl:0: suggestions are a judge's errors pre-filled in an MQM or ESA study (one translation a "
+        "page); this study has none"
+    ]

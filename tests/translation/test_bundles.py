@@ -459,3 +459,22 @@ def test_suggestions_are_refused_in_a_da_study(tmp_path):
         "suggestions.jsonl:0: suggestions are a judge's errors pre-filled in an MQM or ESA study (one translation a "
         "page); this study has none"
     ]
+
+
+def test_a_judges_errors_and_scores_round_trip_as_its_model_lines(
+    tmp_path, settings, django_capture_on_commit_callbacks
+):
+    """An LLM judge's run on an ESA study (evaluators/): its lines are `kind: model`, beside the
+    evaluator in study.yaml."""
+    from tests.translation.studies import make_translation_study
+    from tests.translation.test_assistance import ANSWERS, judge_run
+
+    settings.OUTBOUND_ALLOWED_HOSTS = ["127.0.0.1"]
+    study = make_translation_study("esa", taxonomy=None, annotators_per_document=2)
+    judge_run(study, django_capture_on_commit_callbacks, ANSWERS)
+    study.refresh_from_db()
+    exported, again = round_trip(study, tmp_path)
+    assert exported == again
+    lines = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
+    assert {(line["annotator"], line["kind"]) for line in lines} == {("gpt-judge", "model")}
+    assert sum(len(line["errors"]) for line in lines) == 4 and "gpt-judge" in exported["study.yaml"].decode()

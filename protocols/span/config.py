@@ -1,8 +1,8 @@
 """The span protocol's options in a study's config (studies/config.py checks them)."""
 
+from studies.assistance import assistance_problems
 from studies.config import ConfigProblem, flag, number, simple, unknown, whole
 
-from .assistance.design import assistance_problems
 from .document_questions import document_questions_problems
 
 

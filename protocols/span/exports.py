@@ -9,8 +9,8 @@ from django.db.models import Exists, OuterRef
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from exports.rows import CHUNK, iso
+from studies.assistance import arm_design
 
-from .assistance.design import arm_design
 from .document_questions import answer_cell, study_questions
 from .models import ErrorAnnotation, Suggestion, SuggestionDecision
 

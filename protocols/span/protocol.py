@@ -7,6 +7,7 @@ from accounts.policy import ModelRule
 from annotations.services.task import furthest_segment
 from qualification.selectors import qualification_report
 from reports.metrics.spans import annotators, span_report
+from studies.assistance import arm_design
 from studies.models import Segment
 from studies.protocols import Protocol
 
@@ -22,7 +23,6 @@ from . import (
     scoring,
     selectors,
 )
-from .assistance.design import arm_design
 from .assistance.report import assistance_for
 from .assistance.suggestions import shows_suggestions, undecided_before
 from .export_copy import span_csv_copy

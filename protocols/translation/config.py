@@ -28,9 +28,9 @@ the readers the page, the task API and the report use, each with the protocol's 
 """
 
 from reports.metrics.mqm import Weights
+from studies.assistance import assistance_problems
 from studies.config import ConfigProblem, flag, number, point_labels, simple, unknown, whole
 
-from .assistance.design import assistance_problems
 from .keys import CONTRASTIVE, DA, ESA, MQM, scheme
 
 MQM_SEVERITIES = ("Neutral", "Minor", "Major")

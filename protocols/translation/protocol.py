@@ -12,11 +12,11 @@ from django.shortcuts import render
 from accounts.policy import ModelRule
 from annotations.services.blocks import block_documents
 from qualification.services import assignment_scored
+from studies.assistance import arm_design
 from studies.protocols import Protocol
 
 from . import bundle, config, exports, publish, report, report_page, selectors, services, setup
 from . import documents as document_files
-from .assistance.design import arm_design
 from .assistance.prefill import suggestions_prefill
 from .keys import CONTRASTIVE, DA, ESA, MQM, is_contrastive, scheme
 from .quality_checks import scoring as quality_checks

@@ -10,8 +10,8 @@ from annotations.services.arms import arm_block, arm_quota, block_size
 from annotations.services.joining import JoinRefused, assignment_join
 from annotations.services.planning import assignments_generate
 from annotations.services.task import assignment_submit
-from protocols.span.assistance.design import arm_design, assistance_problems
 from protocols.span.services import assignment_move
+from studies.assistance import arm_design, assistance_problems
 from studies.models import Document
 from tests.factories import make_span_study
 

@@ -7,5 +7,4 @@ one; "control" sees the ordinary page. Decisions are SuggestionDecision rows;
 the report's `assistance` part compares the arms.
 """
 
-SUGGESTIONS = "suggestions"
-CONTROL = "control"
+from studies.assistance import CONTROL, SUGGESTIONS  # noqa: F401 (the arms' names, read from here)

@@ -9,5 +9,4 @@ errors, marked as suggested: the worker removes those they disagree with and add
 is missing. The control arm starts empty and its page holds nothing of the suggestions.
 """
 
-SUGGESTIONS = "suggestions"
-CONTROL = "control"
+from studies.assistance import CONTROL, SUGGESTIONS  # noqa: F401 (the arms' names, read from here)

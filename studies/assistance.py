@@ -1,10 +1,13 @@
-"""The study's assistance settings (config.assistance) and the arms they make."""
+"""A study's assistance settings (config.assistance): model suggestions shown to one arm of
+the workers, the other arm the control. The option means the same for every protocol that
+offers it (span studies, MQM and ESA), and the arms are the core's (studies.protocols.ArmDesign,
+drawn at join by annotations/services/joining.py), so the option is read here, once."""
 
 from studies.config import ConfigProblem, number, unknown, whole
 from studies.protocols import ArmDesign
 
-from . import CONTROL, SUGGESTIONS
-
+SUGGESTIONS = "suggestions"  # the arm shown the model's suggestions
+CONTROL = "control"  # the arm shown none
 DEFAULT_SHARE = 0.5
 
 

@@ -146,6 +146,11 @@ def researcher_reads_the_report(page, live_server, study):
     return ranked, systems, checks
 
 
+def checked(row):
+    """A quality-check row's checks submitted, checks flagged, pairs and result."""
+    return row["checks"], row["flagged"], row["pairs"], row["result"]
+
+
 def published_ranking(page, live_server, study):
     page.goto(live_server.url + reverse("console:study", args=[study.pk]) + "?tab=publish")
     with page.expect_download() as download:
@@ -291,19 +296,9 @@ def test_an_esa_campaign_from_the_csv_to_the_published_ranking(browser, live_ser
     assert systems == {system: round(sum(v) / len(v), 3) for system, v in given.items()}
     assert systems["polished"] == 90.0 and systems["fair"] == 61.0 and systems["broken"] < 25
     careful, careless = checks["careful"], checks["careless"]
-    assert (careful["checks"], careful["flagged"], careful["pairs"], careful["result"]) == (
-        "2",
-        "0",
-        "4",
-        "pass",
-    )
+    assert checked(careful) == ("2", "0", "4", "pass")
     assert careful["scored worse"] == "100 %" and careful["injected span marked"] == "100 %"
-    assert (careless["checks"], careless["flagged"], careless["pairs"], careless["result"]) == (
-        "2",
-        "2",
-        "4",
-        "fail",
-    )
+    assert checked(careless) == ("2", "2", "4", "fail")
     assert careless["scored worse"] == "0 %" and careless["injected span marked"] == "0 %"
 
     ranking = published_ranking(page, live_server, study)
@@ -325,19 +320,9 @@ def test_an_mqm_campaign_from_the_csv_to_the_published_ranking(browser, live_ser
     # Lower is better: no error, a Minor (1) and a Major (5) error in every segment.
     assert systems == {"polished": 0.0, "fair": 1.0, "broken": 5.0}
     careful, careless = checks["careful"], checks["careless"]
-    assert (careful["checks"], careful["flagged"], careful["pairs"], careful["result"]) == (
-        "2",
-        "0",
-        "4",
-        "pass",
-    )
+    assert checked(careful) == ("2", "0", "4", "pass")
     assert careful["injected span marked"] == "100 %"
-    assert (careless["checks"], careless["flagged"], careless["pairs"], careless["result"]) == (
-        "2",
-        "2",
-        "4",
-        "fail",
-    )
+    assert checked(careless) == ("2", "2", "4", "fail")
     assert careless["injected span marked"] == "0 %"
 
     ranking = published_ranking(page, live_server, study)

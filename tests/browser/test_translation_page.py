@@ -12,11 +12,16 @@ from protocols.translation.models import SegmentScore, TranslationError
 from tests.browser.audit import assert_accessible, assert_no_overflow
 from tests.browser.test_csp_pages import RECORD_VIOLATIONS
 from tests.browser.translation_page import (
+    category,
     document_assignment,
     error_rows,
+    next_segment,
     open_page,
+    progress,
     row,
     select_words,
+    severity,
+    submit_by_keyboard,
     text_cell,
     translation_assignment,
     wait_saved,
@@ -58,23 +63,6 @@ def stored_scores(assignment):
     )
 
 
-def progress(page):
-    return page.locator("#progress")
-
-
-def category(page, key):
-    return page.locator(f'button.category[data-key="{key}"]')
-
-
-def severity(page, name):
-    return page.locator(f'button.severity[data-severity="{name}"]')
-
-
-def next_segment(page, key="n"):
-    with page.expect_response("**/translation/move/"):
-        page.keyboard.press(key)
-
-
 def expect_completed(page, assignment):
     code = page.locator("#completion-code")
     expect(code).to_be_visible()
@@ -84,13 +72,6 @@ def expect_completed(page, assignment):
     expect(page.locator("#banner")).to_have_text("You have submitted this task. Thank you!")
     expect(page.locator("#tools")).to_be_hidden()
     expect(page.locator("button.remove")).to_have_count(0)
-
-
-def submit_by_keyboard(page):
-    page.keyboard.press("n")  # on the last segment: Submit
-    expect(page.locator("#submit-dialog")).to_be_visible()
-    expect(page.locator("#submit-confirm")).to_be_focused()
-    page.keyboard.press("Enter")
 
 
 # --- MQM -------------------------------------------------------------------------------------

@@ -112,3 +112,27 @@ def select_words(page, segment, words, side="target", occurrence=0, output=None)
     page.mouse.up()
     assert "".join(characters[start:end]) == words
     return start, end
+
+
+def progress(page):
+    return page.locator("#progress")
+
+
+def category(page, key):
+    return page.locator(f'button.category[data-key="{key}"]')
+
+
+def severity(page, name):
+    return page.locator(f'button.severity[data-severity="{name}"]')
+
+
+def next_segment(page, key="n"):
+    with page.expect_response("**/translation/move/"):
+        page.keyboard.press(key)
+
+
+def submit_by_keyboard(page):
+    page.keyboard.press("n")  # on the last segment: Submit
+    expect(page.locator("#submit-dialog")).to_be_visible()
+    expect(page.locator("#submit-confirm")).to_be_focused()
+    page.keyboard.press("Enter")

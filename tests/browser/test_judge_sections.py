@@ -23,7 +23,7 @@ from tests.browser.audit import assert_accessible, assert_no_overflow
 from tests.factories import AssignmentFactory, WorkerFactory
 from tests.translation.studies import make_translation_study
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("eager_celery")]
 
 
 def esa_study(researcher, settings):

@@ -25,7 +25,10 @@ from studies.config import config_problems
 from tests.factories import AssignmentFactory, WorkerFactory
 from tests.translation.studies import make_translation_study
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("eager_celery"),
+]  # runs go on in this process, broker or not
 ASSISTED = {"assistance": {"share": 0.5, "seed": 1}}
 
 

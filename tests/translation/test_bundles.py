@@ -16,7 +16,10 @@ from protocols.translation.report import study_report
 from studies.models import Category, Study, Taxonomy
 from tests.translation.bundles import DOCUMENTS, translation_yaml, work_lines, write_translation_bundle
 
-pytestmark = pytest.mark.django_db
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("eager_celery"),
+]  # runs go on in this process, broker or not
 
 
 def read_all(directory):

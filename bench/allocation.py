@@ -1,0 +1,101 @@
+"""Benchmark: how much of a finished study's budget an allocation policy needs to reach its
+full-data ranking (reports/metrics/allocation.py), on public ratings.
+
+- WMT21 TED en-de MQM (data/wmt-mqm-ted): 14 systems, 529 segments, every system rated on
+  every segment; a cell's score is the segment's MQM score (lower is better).
+- WMT21 news cs-en DA (data/wmt21-da-csen): 9 systems rated on different segments (a
+  segment's z-score, averaged over its raters); higher is better.
+
+For each data set and policy, over SEEDS seeds, each budget fraction's mean Kendall tau
+against the full-data means and the share of seeds whose significance clusters (paired
+randomisation, R resamples) are the full data's; then the budget needed (the fraction from
+which tau >= 0.95 and the clusters hold) averaged over the seeds, and the CPU time.
+
+    .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000]
+"""
+
+import argparse
+import gzip
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
+
+from interop.formats.mqm_tsv import read  # noqa: E402
+from reports.metrics.allocation import FRACTIONS, POLICIES, budget_needed, replay  # noqa: E402
+from reports.metrics.mqm import Weights, segment_scores  # noqa: E402
+
+
+def ted_mqm():
+    lines, _ = read(ROOT / "data" / "wmt-mqm-ted" / "mqm_ted_ende.tsv.gz")
+    scores = segment_scores([line.judgment for line in lines], Weights())
+    by_system = {}
+    for (system, document, segment, _rater), score in scores.items():
+        cell = by_system.setdefault(system, {}).setdefault((document, segment), [])
+        cell.append(score)
+    return {s: {i: sum(v) / len(v) for i, v in items.items()} for s, items in by_system.items()}, False
+
+
+def wmt21_da():
+    with gzip.open(ROOT / "data" / "wmt21-da-csen" / "ad-seg-scores-cs-en.csv.gz", "rt") as lines:
+        rows = [line.split() for line in lines][1:]
+    by_system = {}
+    for system, segment, _raw, z, _n in rows:
+        by_system.setdefault(system, {})[segment] = float(z)
+    return by_system, True
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--seeds", type=int, default=20)
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    for name, load in (("WMT21 TED en-de MQM", ted_mqm), ("WMT21 news cs-en DA", wmt21_da)):
+        by_system, higher = load()
+        cells = sum(len(items) for items in by_system.values())
+        print(
+            f"\n{name}: {len(by_system)} systems, {cells:,} cells, {args.seeds} seeds, R = {args.resamples}"
+        )
+        print("| policy | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " | budget needed | CPU |")
+        print("| --- " * (len(FRACTIONS) + 3) + "|")
+        for policy in POLICIES:
+            started = time.process_time()
+            runs = [
+                replay(
+                    by_system,
+                    policy=policy,
+                    seed=seed,
+                    higher_is_better=higher,
+                    test_resamples=args.resamples,
+                )
+                for seed in range(args.seeds)
+            ]
+            cpu = time.process_time() - started
+            cells_row = []
+            for place in range(len(FRACTIONS)):
+                taus = [run[place].tau for run in runs]
+                same = sum(bool(run[place].same_clusters) for run in runs) / len(runs)
+                cells_row.append(f"{sum(taus) / len(taus):.3f} ({same:.0%})")
+            needed = [budget_needed(run) for run in runs]
+            settled = [n for n in needed if n is not None]
+            mean_needed = (
+                f"{sum(settled) / len(settled):.0%} ({len(settled)}/{len(runs)} seeds)"
+                if settled
+                else "never"
+            )
+            print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
+    print("\nEach cell: mean Kendall tau against the full data, and (in brackets) the share of seeds whose")
+    print(
+        "significance clusters are the full data's. Budget needed: from that fraction on, tau >= 0.95 and the"
+    )
+    print("clusters hold, averaged over the seeds that get there.")
+
+
+if __name__ == "__main__":
+    main()

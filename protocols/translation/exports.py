@@ -81,21 +81,27 @@ def translation_rows(study):
             "assignment_id", "segment_id", "score"
         )
     }
-    documents = {}
+    # The study's documents and their segments, read once (not two queries per rated document).
+    described = {
+        pk: (external_id, input_id, system)
+        for pk, external_id, input_id, system in study.documents.values_list(
+            "id", "external_id", "input_id", "system"
+        ).iterator(chunk_size=CHUNK)
+    }
+    segments_of = {}
+    for document, segment, index in (
+        Segment.objects.filter(document__study=study)
+        .order_by("document_id", "index")
+        .values_list("document_id", "id", "index")
+        .iterator(chunk_size=CHUNK)
+    ):
+        segments_of.setdefault(document, []).append((segment, index))
     for (pk, _document, items, worker, kind, submitted_at, seconds, platform, worker_id), document in _rated(
         study
     ):
-        if document not in documents:  # a document's segments, read once for all its raters
-            described = (
-                study.documents.filter(pk=document).values_list("external_id", "input_id", "system").first()
-            )
-            if described is None:
-                continue
-            segments = list(
-                Segment.objects.filter(document_id=document).order_by("index").values_list("id", "index")
-            )
-            documents[document] = (described, segments)
-        (external_id, input_id, system), segments = documents[document]
+        if document not in described:
+            continue
+        (external_id, input_id, system), segments = described[document], segments_of.get(document, [])
         named = {i for i in items or [] if isinstance(i, int)}
         for segment, index in segments:
             if named and index not in named:

@@ -4,8 +4,8 @@ from django.http import JsonResponse
 
 from annotations.views.api import task_api
 
-from .selectors import error_data, score_key, translation_state
-from .services import assignment_move, error_add, error_remove, outputs, score_save
+from .selectors import error_data
+from .services import assignment_move, error_add, error_remove, outputs, score_save, score_warning
 
 
 def _output_of(assignment, document_id):
@@ -30,9 +30,11 @@ def scores(request, assignment, body):
     saved = score_save(assignment=assignment, data=body)
     index = saved.segment.index
     output = _output_of(saved.assignment, saved.segment.document_id)
-    warning = translation_state(saved.assignment)["warnings"].get(
-        score_key(saved.assignment, output, index), ""
+    # The warning of this one segment, from its own errors (the state's warnings are the same rule).
+    severities = saved.assignment.translation_errors.filter(segment=saved.segment).values_list(
+        "severity", flat=True
     )
+    warning = score_warning(saved.assignment.study, saved.score, list(severities))
     return JsonResponse({"output": output, "segment": index, "score": saved.score, "warning": warning})
 
 

@@ -1,17 +1,25 @@
-"""Spending ratings where the ranking is uncertain, replayed on a finished study's ratings.
+"""Spending ratings where the ranking is uncertain, and replaying a finished study to see what it saves.
 
-A finished comparison study is a set of cells: system s rated on item i, with a score. A
-*policy* decides the order in which a study would have bought those cells; replaying the
-finished study's cells in that order shows, at every budget fraction, how close the
-ranking from the cells bought so far is to the ranking from all of them.
+A comparison study is a grid of *cells*: system s rated on item i. The study plans some of the
+cells (`planned`, a boolean matrix items x systems); it has bought some (`bought`), with their
+scores. The questions a study asks while it runs, and that a replay asks of a finished study:
+
+- how likely is it that two systems' order, from the cells bought so far, is not the order the
+  whole plan would give (`order_doubt`)? Shared items give a paired comparison (the mean
+  difference over items both systems were rated on); systems with no shared items are compared
+  by their means. Both estimates carry the finite-population correction: the plan is finite, so
+  a pair rated on all its planned items is settled, whatever its gap.
+- which cells to buy next (`next_pair`): the items for the pair whose order is most in doubt;
+- is the ranking settled (`settled`): every pair's doubt below a threshold.
+
+Policies (replayed by `replay`):
 
 - `uniform` (what a study does today): items in a random order, each item rated for every
   system at once.
-- `uncertain`: after a warm-up of `warmup` items rated for every system, the next cells go
-  to the adjacent pair of systems (in the current order) whose order is least certain: the
-  smallest |difference of means| over the standard error of the difference. Both systems
-  are rated on the next item in the random order that the two have not both been rated on,
-  so the pair is compared on shared items, as the ranking's paired tests want.
+- `uncertain`: after a warm-up of `warmup` items rated for every system, the next item goes to
+  the pair of systems whose order is most in doubt, both systems rated on the next item in the
+  random order that the two have not both been rated on, until no pair's doubt is above
+  `settled` (then the rest, item by item, as uniform does).
 
 Everything is seeded: a policy's order of cells depends only on the cells and the seed.
 """
@@ -26,6 +34,7 @@ from .ranking import rank_systems
 
 POLICIES = ("uniform", "uncertain")
 FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+SETTLED = 0.01  # a pair whose order is in doubt with probability below this is left alone
 
 
 @dataclass(frozen=True)
@@ -48,6 +57,59 @@ def _cells(by_system):
     return systems, items, scores
 
 
+def _variance(count, total, squares):
+    """Sample variance from count, sum and sum of squares (floored: a pair of identical scores
+    still has some doubt until the plan is done)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = total / count
+        return np.maximum((squares - count * mean * mean) / np.maximum(count - 1, 1), 1e-12)
+
+
+def order_doubt(scores, bought, planned):
+    """Systems x systems matrix: the probability that the pair's order from the bought cells is
+    not the order of all planned cells (normal approximation, finite-population corrected).
+
+    `scores` holds the bought cells' scores (anything elsewhere); `bought` and `planned` are
+    boolean matrices of the same shape, bought within planned.
+    """
+    b, p = bought.astype(float), planned.astype(float)
+    x = np.where(bought, scores, 0.0)
+    # Over the items both systems were rated on: count, sum and sum of squares of differences.
+    shared = b.T @ b
+    difference = x.T @ b - b.T @ x  # [a, b]: sum over shared items of x_a - x_b
+    squares = (x * x).T @ b + b.T @ (x * x) - 2 * (x.T @ x)
+    shared_planned = p.T @ p
+    with np.errstate(invalid="ignore", divide="ignore"):
+        paired_gap = np.abs(difference / shared)
+        paired_spread = _variance(shared, difference, squares) / shared
+        paired_spread *= np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1)
+        # By the systems' own means, for pairs with (almost) no items in common.
+        count, planned_count = b.sum(0), p.sum(0)
+        total, total_squares = x.sum(0), (x * x).sum(0)
+        mean = total / count
+        own = _variance(count, total, total_squares) / count * np.clip(1 - count / planned_count, 0, 1)
+        gap = np.where(shared > 1, paired_gap, np.abs(mean[:, None] - mean[None, :]))
+        spread = np.where(shared > 1, paired_spread, own[:, None] + own[None, :])
+        doubt = np.where(spread > 1e-12, stats.norm.cdf(-gap / np.sqrt(spread)), 0.0)
+    unrated = (count < 2)[:, None] | (count < 2)[None, :]
+    doubt = np.where(unrated & (planned_count[:, None] > 0) & (planned_count[None, :] > 0), 0.5, doubt)
+    doubt = np.nan_to_num(doubt, nan=0.5)
+    np.fill_diagonal(doubt, 0.0)
+    return doubt
+
+
+def next_pair(scores, bought, planned, rng, *, settled=SETTLED):
+    """(a, b): the pair of system columns whose order is most in doubt, ties drawn by `rng`;
+    None when every pair's doubt is at most `settled` (the ranking is settled)."""
+    doubt = np.triu(order_doubt(scores, bought, planned), 1)
+    most = doubt.max() if doubt.size else 0.0
+    if most <= settled:
+        return None
+    candidates = np.argwhere(doubt == most)
+    a, b = candidates[rng.integers(len(candidates))]
+    return int(a), int(b)
+
+
 def uniform_order(scores, rng):
     """Cells (item row, system column) item by item in a random order, every system of an item."""
     rows = rng.permutation(scores.shape[0])
@@ -58,81 +120,36 @@ def uniform_order(scores, rng):
     return order
 
 
-class _Running:
-    """Each system's count, sum and sum of squares over the cells bought."""
-
-    def __init__(self, systems):
-        self.n = np.zeros(systems)
-        self.total = np.zeros(systems)
-        self.squares = np.zeros(systems)
-
-    def add(self, column, score):
-        self.n[column] += 1
-        self.total[column] += score
-        self.squares[column] += score * score
-
-    def means(self):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return self.total / self.n
-
-    def variances_of_mean(self):
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = self.total / self.n
-            variance = (self.squares - self.n * mean * mean) / np.maximum(self.n - 1, 1)
-            return np.maximum(variance, 1e-12) / self.n
-
-
-def uncertain_order(scores, rng, *, warmup=5):
+def uncertain_order(scores, rng, *, warmup=5, settled=SETTLED):
     """Cells in the order the `uncertain` policy buys them (module docstring)."""
     items, systems = scores.shape
+    planned = ~np.isnan(scores)
     rows = [int(r) for r in rng.permutation(items)]
     bought = np.zeros(scores.shape, dtype=bool)
-    running = _Running(systems)
     order = []
 
     def buy(row, column):
-        if bought[row, column] or np.isnan(scores[row, column]):
-            return
-        bought[row, column] = True
-        running.add(column, scores[row, column])
-        order.append((row, column))
+        if planned[row, column] and not bought[row, column]:
+            bought[row, column] = True
+            order.append((row, column))
 
     for row in rows[:warmup]:
         for column in rng.permutation(systems):
             buy(row, int(column))
-    next_row = {}  # (a, b) -> where in `rows` the pair's search goes on
-    exhausted = set()
-    available = int((~np.isnan(scores)).sum())
-    while len(order) < available:
-        means = running.means()
-        ranked = [int(c) for c in np.argsort(-np.nan_to_num(means, nan=-np.inf), kind="stable")]
-        spread = running.variances_of_mean()
-        pairs = []
-        for a, b in zip(ranked, ranked[1:], strict=False):
-            pair = (min(a, b), max(a, b))
-            if pair in exhausted:
-                continue
-            gap = abs(means[a] - means[b]) if running.n[a] and running.n[b] else 0.0
-            pairs.append((gap / np.sqrt(spread[a] + spread[b]) if running.n[a] > 1 and running.n[b] > 1 else 0.0,
-                          rng.random(), pair))  # fmt: skip
-        if not pairs:  # every adjacent pair has all its shared items: buy what is left, item by item
-            for row in rows:
-                for column in range(systems):
-                    buy(row, column)
-            break
-        _, _, (a, b) = min(pairs)
-        position = next_row.get((a, b), 0)
-        while position < items:
-            row = rows[position]
-            lacking = [c for c in (a, b) if not bought[row, c] and not np.isnan(scores[row, c])]
-            if lacking:
-                for column in lacking:
-                    buy(row, column)
-                break
+    searched = {}  # (a, b) -> where in `rows` the pair's search for an item goes on
+    while (pair := next_pair(scores, bought, planned, rng, settled=settled)) is not None:
+        position = searched.get(pair, 0)
+        while position < items and not any(planned[rows[position], c] and not bought[rows[position], c]
+                                           for c in pair):  # fmt: skip
             position += 1
-        next_row[(a, b)] = position
-        if position >= items:
-            exhausted.add((a, b))
+        searched[pair] = position
+        if position == items:  # cannot happen: a pair with nothing left to buy is settled
+            break
+        for column in pair:
+            buy(rows[position], column)
+    for row in rows:  # settled: the rest in the uniform order, for a replay to reach 100 %
+        for column in range(systems):
+            buy(row, column)
     return order
 
 

@@ -2,11 +2,14 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from reports.metrics.allocation import (
     Checkpoint,
     _cells,
     budget_needed,
+    next_pair,
+    order_doubt,
     pair_spending,
     replay,
     uncertain_order,
@@ -43,12 +46,48 @@ def test_uniform_rates_each_item_for_every_system_at_once(study):
 
 
 def test_the_uncertain_policy_spends_on_the_close_pairs(study):
-    uniform = pair_spending(study, policy="uniform", fraction=0.5)
-    uncertain = pair_spending(study, policy="uncertain", fraction=0.5)
-    assert uniform[("A", "B")] == uniform[("E", "F")] == 150
-    # Half the budget: the two close pairs got far more shared items than the clearly separated E-F.
-    assert uncertain[("C", "D")] > 2 * uniform[("C", "D")] - 10
-    assert uncertain[("A", "B")] > 5 * uncertain[("E", "F")]
+    uniform = pair_spending(study, policy="uniform", fraction=0.3)
+    uncertain = pair_spending(study, policy="uncertain", fraction=0.3)
+    assert uniform[("A", "B")] == uniform[("E", "F")] == 90
+    # A third of the budget: the two close pairs got several times the shared items of the clearly
+    # separated E-F, which got no more than its warm-up and the first rounds.
+    assert uncertain[("C", "D")] > 3 * uncertain[("E", "F")]
+    assert uncertain[("A", "B")] > 3 * uncertain[("E", "F")]
+    assert uncertain[("C", "D")] > uniform[("C", "D")]
+
+
+def test_a_pair_rated_on_all_its_planned_items_is_settled_whatever_its_gap():
+    scores = np.array([[1.0, 1.0], [2.0, 2.1], [3.0, 2.9], [0.0, 0.1]])
+    planned = np.ones(scores.shape, dtype=bool)
+    bought = planned.copy()
+    bought[3] = False
+    assert order_doubt(scores, bought, planned)[0, 1] > 0.2  # three items: the order is open
+    assert order_doubt(scores, planned, planned)[0, 1] == 0.0  # all four: it is the plan's order
+    assert next_pair(scores, planned, planned, np.random.default_rng(0)) is None
+
+
+def test_the_doubt_is_the_normal_tail_of_the_paired_gap_with_the_finite_population_correction():
+    # Hand-worked: differences a - b over 4 of 8 planned shared items are 1, 2, 3, 2:
+    # mean 2, sample variance 2/3, standard error sqrt(2/3 / 4 * (1 - 4/8)) = sqrt(1/12).
+    a = np.array([3.0, 4.0, 5.0, 4.0, 0, 0, 0, 0])
+    b = np.array([2.0, 2.0, 2.0, 2.0, 0, 0, 0, 0])
+    scores = np.column_stack([a, b])
+    planned = np.ones(scores.shape, dtype=bool)
+    bought = np.zeros(scores.shape, dtype=bool)
+    bought[:4] = True
+    doubt = order_doubt(scores, bought, planned)
+    assert doubt[0, 1] == doubt[1, 0] == pytest.approx(stats.norm.cdf(-2 / np.sqrt(1 / 12)))
+
+
+def test_systems_without_shared_items_are_compared_by_their_own_means():
+    # a on items 0-3, b on items 4-7 (planned 6 each): means 2 and 1, variances 2/3 and 0 (floored).
+    scores = np.array([[1.0, np.nan], [2, np.nan], [3, np.nan], [2, np.nan], [np.nan, 1], [np.nan, 1],
+                       [np.nan, 1], [np.nan, 1], [9, np.nan], [9, np.nan], [np.nan, 9], [np.nan, 9]])  # fmt: skip
+    planned = ~np.isnan(scores)
+    bought = planned.copy()
+    bought[8:] = False
+    spread = 2 / 3 / 4 * (1 - 4 / 6)
+    assert order_doubt(scores, bought, planned)[0, 1] == pytest.approx(stats.norm.cdf(-1 / np.sqrt(spread)))
 
 
 def test_with_every_cell_both_policies_give_the_full_ranking(study):

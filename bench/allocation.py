@@ -11,11 +11,18 @@ against the full-data means and the share of seeds whose significance clusters (
 randomisation, R resamples) are the full data's; then the budget needed (the fraction from
 which tau >= 0.95 and the clusters hold) averaged over the seeds, and the CPU time.
 
+Then the reach of any allocation on that data: each pair's full-data z (paired mean difference
+over its standard error) says how likely a fraction f of its shared items, drawn at random, puts
+the pair in the wrong order: about Phi(-z sqrt(f / (1 - f))). The sum over pairs is the expected
+number of discordant pairs, and tau = 1 - 2 D / pairs. The script prints it at each fraction for
+uniform allocation, which the replay's uniform row should match.
+
     .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000]
 """
 
 import argparse
 import gzip
+import math
 import os
 import sys
 import time
@@ -47,6 +54,41 @@ def wmt21_da():
     for system, segment, _raw, z, _n in rows:
         by_system.setdefault(system, {})[segment] = float(z)
     return by_system, True
+
+
+def pair_z(by_system):
+    """[z] per pair of systems: paired over shared items, else by the two means."""
+    systems = sorted(by_system)
+    found = []
+    for place, first in enumerate(systems):
+        for second in systems[place + 1 :]:
+            a, b = by_system[first], by_system[second]
+            shared = a.keys() & b.keys()
+            if len(shared) > 1:
+                differences = [a[item] - b[item] for item in shared]
+                found.append(abs(_mean(differences)) / math.sqrt(_variance(differences) / len(shared)))
+            else:
+                spread = _variance(list(a.values())) / len(a) + _variance(list(b.values())) / len(b)
+                found.append(abs(_mean(list(a.values())) - _mean(list(b.values()))) / math.sqrt(spread))
+    return found
+
+
+def _mean(values):
+    return sum(values) / len(values)
+
+
+def _variance(values):
+    mean = _mean(values)
+    return sum((value - mean) ** 2 for value in values) / (len(values) - 1)
+
+
+def expected_tau(zs, fraction):
+    """(expected discordant pairs, the tau they imply) when each pair keeps `fraction` of its items."""
+    if fraction >= 1:
+        return 0.0, 1.0
+    scale = math.sqrt(fraction / (1 - fraction))
+    discordant = sum(0.5 * math.erfc(z * scale / math.sqrt(2)) for z in zs)
+    return discordant, 1 - 2 * discordant / len(zs)
 
 
 def main():
@@ -90,11 +132,19 @@ def main():
                 else "never"
             )
             print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
+        zs = pair_z(by_system)
+        expected = [expected_tau(zs, fraction) for fraction in FRACTIONS]
+        print(
+            "| expected, uniform | "
+            + " | ".join(f"{tau:.3f} ({d:.1f} pairs)" for d, tau in expected)
+            + " | | |"
+        )
     print("\nEach cell: mean Kendall tau against the full data, and (in brackets) the share of seeds whose")
     print(
         "significance clusters are the full data's. Budget needed: from that fraction on, tau >= 0.95 and the"
     )
-    print("clusters hold, averaged over the seeds that get there.")
+    print("clusters hold, averaged over the seeds that get there. Expected, uniform: the tau implied by")
+    print("the expected number of discordant pairs (in brackets) when every pair keeps that fraction.")
 
 
 if __name__ == "__main__":

@@ -22,12 +22,18 @@ ROWS_PER_BATCH = 10_000
 
 
 class _CopyFile:
-    """The rows of COPY statements, one after another, as a file pyarrow can read."""
+    """The rows of COPY statements, one after another, as a file pyarrow can read.
+
+    Rows are copied into one bytearray as they come rather than kept as a list of row
+    buffers: tens of thousands of live buffers make each garbage collection pass walk them
+    all, which cost more CPU than reading the rows.
+    """
 
     closed = False
 
     def __init__(self, cursor, statements):
         self._rows = self._every_row(cursor, statements)
+        self._held = bytearray()
 
     @staticmethod
     def _every_row(cursor, statements):
@@ -36,13 +42,19 @@ class _CopyFile:
                 yield from copy  # one CopyData message, one row, per item
 
     def read(self, size=-1):
-        parts, held = [], 0
-        for row in self._rows:
-            parts.append(row)
-            held += len(row)
-            if 0 <= size <= held:
+        held = self._held
+        while size < 0 or len(held) < size:
+            row = next(self._rows, None)
+            if row is None:
                 break
-        return b"".join(parts)
+            held += row
+        if size < 0 or len(held) <= size:
+            self._held = bytearray()
+            return bytes(held)
+        with memoryview(held) as view:  # never more than asked for: the rest waits for the next read
+            data = bytes(view[:size])
+        del held[:size]
+        return data
 
     def close(self):
         self.closed = True
@@ -52,7 +64,9 @@ def copy_batches(statements, schema):
     """Record batches of `schema` from COPY (FORMAT csv) `statements`: [(sql, params)], whose
     columns are the schema's, in order. A database error or a cell that does not parse as its
     column's type ends the export with that error (nothing half-written is kept)."""
-    read = pa_csv.ReadOptions(column_names=schema.names, block_size=BLOCK_BYTES)
+    # One thread: the database backend has the other core, and the reader's read-ahead held
+    # a third more memory for less than no gain (docs/benchmarks.md).
+    read = pa_csv.ReadOptions(column_names=schema.names, block_size=BLOCK_BYTES, use_threads=False)
     parse = pa_csv.ParseOptions(newlines_in_values=True)  # a comment may hold a line break
     convert = pa_csv.ConvertOptions(
         column_types={field.name: field.type for field in schema},

@@ -100,11 +100,11 @@ def _typed(values, arrow_type):
     return pa.array([None if value == "" else value for value in values], type=arrow_type)
 
 
-def row_batches(rows, schema, *, rows_per_batch=ROWS_PER_BATCH):
+def row_batches(rows, schema):
     """Record batches of `schema` from `rows` (lists in the schema's column order): text
     columns as str() writes each value (None stays null), typed columns with "" as null."""
     rows = iter(rows)
-    while chunk := list(islice(rows, rows_per_batch)):
+    while chunk := list(islice(rows, ROWS_PER_BATCH)):
         columns = zip(*chunk, strict=True)
         arrays = [
             _text(list(values)) if field.type == pa.string() else _typed(values, field.type)

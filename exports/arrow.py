@@ -21,71 +21,49 @@ BLOCK_BYTES = 4 << 20
 ROWS_PER_BATCH = 10_000
 
 
-class _CopyFile:
-    """The rows of COPY statements, one after another, as a file pyarrow can read.
+def _copy_blocks(cursor, statements):
+    """COPY's output in blocks of whole rows (the server sends one row per message).
 
     Rows are copied into one bytearray as they come rather than kept as a list of row
-    buffers: tens of thousands of live buffers make each garbage collection pass walk them
-    all, which cost more CPU than reading the rows.
+    buffers: tens of thousands of live buffers make each garbage collection walk them all,
+    which cost more CPU than reading the rows (docs/decisions.md).
     """
-
-    closed = False
-
-    def __init__(self, cursor, statements):
-        self._rows = self._every_row(cursor, statements)
-        self._held = bytearray()
-
-    @staticmethod
-    def _every_row(cursor, statements):
-        for statement, params in statements:
-            with cursor.copy(statement, params) as copy:
-                yield from copy  # one CopyData message, one row, per item
-
-    def read(self, size=-1):
-        held = self._held
-        while size < 0 or len(held) < size:
-            row = next(self._rows, None)
-            if row is None:
-                break
-            held += row
-        if size < 0 or len(held) <= size:
-            self._held = bytearray()
-            return bytes(held)
-        with memoryview(held) as view:  # never more than asked for: the rest waits for the next read
-            data = bytes(view[:size])
-        del held[:size]
-        return data
-
-    def close(self):
-        self.closed = True
+    block = bytearray()
+    for statement, params in statements:
+        with cursor.copy(statement, params) as copy:
+            for row in copy:
+                block += row
+                if len(block) >= BLOCK_BYTES:
+                    yield block
+                    block = bytearray()
+    if block:
+        yield block
 
 
 def copy_batches(statements, schema):
     """Record batches of `schema` from COPY (FORMAT csv) `statements`: [(sql, params)], whose
     columns are the schema's, in order. A database error or a cell that does not parse as its
-    column's type ends the export with that error (nothing half-written is kept)."""
-    # One thread: the database backend has the other core, and the reader's read-ahead held
-    # a third more memory for less than no gain (docs/benchmarks.md).
-    read = pa_csv.ReadOptions(column_names=schema.names, block_size=BLOCK_BYTES, use_threads=False)
+    column's type ends the export with that error (nothing half-written is kept).
+
+    Each block is parsed on its own, in this thread: pyarrow's streaming reader would read the
+    database from an I/O thread of its own, several blocks ahead.
+    """
+    read = pa_csv.ReadOptions(column_names=schema.names, use_threads=False)
     parse = pa_csv.ParseOptions(newlines_in_values=True)  # a comment may hold a line break
     convert = pa_csv.ConvertOptions(
         column_types={field.name: field.type for field in schema},
+        null_values=[""],  # not pyarrow's default list: a span may well read "NULL" or "N/A"
         strings_can_be_null=True,
         quoted_strings_can_be_null=False,
     )
     # JIT would compile the expressions for about 0.4 s before the first row, more than it saves.
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL jit = off")
-        source = _CopyFile(cursor.cursor, statements)
-        try:
-            reader = pa_csv.open_csv(source, read_options=read, parse_options=parse, convert_options=convert)
-        except pa.ArrowInvalid as error:
-            if "Empty CSV file" in str(error):  # no row at all
-                return
-            raise
-        for batch in reader:
-            if batch.num_rows:
-                yield batch
+        for block in _copy_blocks(cursor.cursor, statements):
+            table = pa_csv.read_csv(
+                pa.BufferReader(block), read_options=read, parse_options=parse, convert_options=convert
+            )
+            yield from table.to_batches()
 
 
 def _text(values):

@@ -13,9 +13,14 @@ of the exporting process (user + system, from getrusage) and of its PostgreSQL b
 
 - copy:    the CSV through the COPY fast path (protocols/span/export_copy.py);
 - python:  the same view with the fast path off: the writer the CSV had before it (the reference);
-- parquet: annotations.parquet (the Python rows, written a row group at a time).
+- parquet: annotations.parquet from the bulk path (the COPY statements with raw cells, parsed
+  into Arrow batches by pyarrow, exports/arrow.py), written a row group at a time;
+- parquet-rows: the same view with the bulk path off: the protocol's Python rows, built into
+  columns a chunk at a time (the path SQLite and the other protocols take).
 
-    .venv/bin/python bench/export_copy.py [--sizes 1000000,3000000,10000000] [--formats copy,python,parquet]
+The load average (1 minute) is printed beside each export: the machine is shared.
+
+    .venv/bin/python bench/export_copy.py [--sizes 1000000,3000000,10000000] [--formats copy,parquet]
 """
 
 import argparse
@@ -23,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import psycopg
@@ -52,6 +58,8 @@ study = Study.objects.get(slug="bench-import")
 mode = os.environ["BENCH_MODE"]
 if mode == "python":  # the view as it was: the protocol offers no fast path
     type(protocols.of(study)).export_csv_copy = lambda self, study, **options: None
+if mode == "parquet-rows":  # Parquet without the bulk path: the protocol's Python rows
+    type(protocols.of(study)).export_arrow_batches = lambda self, study, **options: None
 client = Client()
 client.force_login(get_user_model().objects.get(username="bench"))
 with connection.cursor() as cursor:  # CONN_MAX_AGE keeps this backend for the request
@@ -59,25 +67,34 @@ with connection.cursor() as cursor:  # CONN_MAX_AGE keeps this backend for the r
     backend = cursor.fetchone()[0]
 rss_before = int(next(line for line in Path("/proc/self/status").read_text().splitlines()
                       if line.startswith("VmRSS:")).split()[1]) / 1024
-file_format = "parquet" if mode == "parquet" else "csv"
+file_format = "parquet" if mode.startswith("parquet") else "csv"
 database_before, cpu_before = backend_cpu(backend), time.process_time()
 started = time.perf_counter()
 response = client.get(f"/api/exports/studies/{study.pk}/annotations.{file_format}")
 assert response.status_code == 200 and response.streaming, response.status_code
 chunks = iter(response.streaming_content)
-size = len(next(chunks))  # the header (CSV) or the magic bytes (Parquet)
+body = open(os.environ["BENCH_BODY"], "wb") if file_format == "parquet" else None  # read back below
+size = len(first := next(chunks))  # the header (CSV) or the magic bytes (Parquet)
 first_byte = time.perf_counter() - started
 first_row = None
+body and body.write(first)
 for chunk in chunks:
     size += len(chunk)
+    body and body.write(chunk)
     if first_row is None:
         first_row = time.perf_counter() - started
 seconds = time.perf_counter() - started
 cpu = time.process_time() - cpu_before
 response.close()
-print(json.dumps({"bytes": size, "first_byte": first_byte, "first_row": first_row, "seconds": seconds, "cpu": cpu,
+file_rows = None
+if body:
+    import pyarrow.parquet as pq
+    body.close()
+    file_rows = pq.ParquetFile(os.environ["BENCH_BODY"]).metadata.num_rows
+print(json.dumps({"file_rows": file_rows, "bytes": size, "first_byte": first_byte, "first_row": first_row, "seconds": seconds, "cpu": cpu,
                   "database_cpu": backend_cpu(backend) - database_before, "rss_before": rss_before,
-                  "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "load": os.getloadavg()[0]}))
 """
 
 
@@ -146,17 +163,18 @@ def grow(url, study, per_assignment, already):
 
 
 def export(mode, env):
-    process = subprocess.run(
-        [sys.executable, "-c", EXPORT], env=dict(env, BENCH_MODE=mode), cwd=ROOT, check=True,
-        capture_output=True, text=True,
-    )  # fmt: skip
+    with tempfile.NamedTemporaryFile(suffix=".parquet") as body:
+        process = subprocess.run(
+            [sys.executable, "-c", EXPORT], env=dict(env, BENCH_MODE=mode, BENCH_BODY=body.name), cwd=ROOT,
+            check=True, capture_output=True, text=True,
+        )  # fmt: skip
     return json.loads(process.stdout.strip().splitlines()[-1])
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000000,3000000,10000000", help="annotations, ascending")
-    parser.add_argument("--formats", default="copy,python,parquet")
+    parser.add_argument("--formats", default="copy,parquet", help="copy, python, parquet, parquet-rows")
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_export_h6")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -168,7 +186,8 @@ def main():
     with_annotations = assignments - assignments // 100
     print(f"{DOCUMENTS:,} documents x {SEGMENTS} segments, {assignments:,} submitted assignments")
     print(
-        "format   rows         MB     rows/s  first byte  first row  wall s  CPU s  db CPU s  RSS before  peak RSS"
+        "format        rows         MB     rows/s  first byte  first row  wall s  CPU s  db CPU s  RSS before  "
+        "peak RSS  load"
     )
     already = 0
     for size in sizes:
@@ -178,10 +197,14 @@ def main():
         rows = annotations + (assignments - with_annotations)
         for mode in args.formats.split(","):
             result = export(mode, env)
-            print(f"{mode:8} {rows:>10,} {result['bytes'] / 1e6:>7,.1f} {rows / result['seconds']:>10,.0f} "
+            assert result["file_rows"] in (None, rows), (
+                f"{mode}: {result['file_rows']} rows in the file, not {rows}"
+            )
+            print(f"{mode:12} {rows:>10,} {result['bytes'] / 1e6:>7,.1f} {rows / result['seconds']:>10,.0f} "
                   f"{result['first_byte']:>9.3f} s {result['first_row']:>8.3f} s {result['seconds']:>7.1f} "
                   f"{result['cpu']:>6.1f} "
-                  f"{result['database_cpu']:>8.1f} {result['rss_before']:>8.0f} MB {result['peak_rss']:>6.0f} MB",
+                  f"{result['database_cpu']:>8.1f} {result['rss_before']:>8.0f} MB {result['peak_rss']:>6.0f} MB "
+                  f"{result['load']:>5.1f}",
                   flush=True)  # fmt: skip
 
 

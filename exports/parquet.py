@@ -5,16 +5,23 @@ The columns and values are the CSV's (exports.rows.annotation_rows): the protoco
 columns are ints, floats or bools (Protocol.export_types); every other column is text. An
 empty cell of a typed column is a null; text is as stored, with no formula guard (Parquet
 is not opened by spreadsheets as text, and JSON Lines keeps raw text too).
+
+The rows come as Arrow record batches (exports/arrow.py): on PostgreSQL from the protocol's
+COPY statements when it has them (Protocol.export_arrow_batches, the same values), otherwise
+from the protocol's rows, a chunk at a time.
 """
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from django.db import connection
 
 from studies import protocols
 
+from .arrow import row_batches
 from .rows import annotation_rows, columns
 
-ROW_GROUP = 20_000
+# Rows per row group: few enough groups for a small footer, small enough to keep memory flat.
+ROW_GROUP = 65_536
 ARROW_TYPES = {"int": pa.int64(), "float": pa.float64(), "bool": pa.bool_()}
 
 
@@ -23,12 +30,6 @@ def parquet_schema(study, *, with_platform_ids=False):
     return pa.schema(
         [(name, ARROW_TYPES.get(types.get(name), pa.string())) for name in columns(with_platform_ids, study)]
     )
-
-
-def _cell(kind):
-    if kind is None:
-        return lambda value: None if value is None else str(value)
-    return lambda value: None if value is None or value == "" else value
 
 
 class _Chunks:
@@ -56,33 +57,39 @@ class _Chunks:
         return data
 
 
+def record_batches(study, schema, *, with_platform_ids=False):
+    """The table's rows as record batches of `schema`: the protocol's bulk path where it has one."""
+    batches = None
+    if connection.vendor == "postgresql":
+        batches = protocols.of(study).export_arrow_batches(
+            study, schema=schema, with_platform_ids=with_platform_ids
+        )
+    if batches is None:
+        batches = row_batches(annotation_rows(study, with_platform_ids=with_platform_ids), schema)
+    return batches
+
+
 def parquet_chunks(study, *, with_platform_ids=False, row_group=ROW_GROUP):
-    """The table as Parquet bytes, one chunk per row group (and the footer last)."""
+    """The table as Parquet bytes, one chunk per row group or few (and the footer last).
+
+    Every row group but the last holds exactly `row_group` rows, whatever the batches' sizes.
+    """
     schema = parquet_schema(study, with_platform_ids=with_platform_ids)
-    types = protocols.of(study).export_types(study)
-    cells = [_cell(types.get(name)) for name in schema.names]
     sink = _Chunks()
     writer = pq.ParquetWriter(sink, schema)
     if opening := sink.take():  # the magic bytes: the download starts before the first row group
         yield opening
-    batch = [[] for _ in cells]
-
-    def group():
-        arrays = [pa.array(values, type=field.type) for values, field in zip(batch, schema, strict=True)]
-        writer.write_table(pa.Table.from_arrays(arrays, schema=schema), row_group_size=row_group)
-        for values in batch:
-            values.clear()
-        return sink.take()
-
-    rows = 0
-    for row in annotation_rows(study, with_platform_ids=with_platform_ids):
-        for values, cell, value in zip(batch, cells, row, strict=True):
-            values.append(cell(value))
-        rows += 1
-        if rows == row_group:
-            yield group()
-            rows = 0
-    if rows:
-        yield group()
+    pending, held = [], 0
+    for batch in record_batches(study, schema, with_platform_ids=with_platform_ids):
+        pending.append(batch)
+        held += batch.num_rows
+        if held >= row_group:
+            table = pa.Table.from_batches(pending, schema=schema)
+            whole = held - held % row_group
+            writer.write_table(table.slice(0, whole), row_group_size=row_group)
+            pending, held = table.slice(whole).to_batches(), held - whole
+            yield sink.take()
+    if held:
+        writer.write_table(pa.Table.from_batches(pending, schema=schema), row_group_size=row_group)
     writer.close()
     yield sink.take()

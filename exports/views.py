@@ -5,13 +5,12 @@ study outside the user's memberships is a 404; platform ids (e.g.
 PROLIFIC_PID) are included only for the study's researchers.
 """
 
-import io
 import tempfile
 import zipfile
 from pathlib import Path
 
 from django.conf import settings
-from django.http import FileResponse, Http404, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -130,17 +129,29 @@ class StudyBundle(StudyDownload):
     )
     def get(self, request, study_id):
         study = self.study(request, study_id)
-        buffer = io.BytesIO()
-        with tempfile.TemporaryDirectory(prefix="bundle-export-") as directory:
-            study_export_bundle(
-                study=study, directory=directory, identities=policy.sees_identities(request.user, study.pk)
-            )
-            with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-                for path in sorted(Path(directory).iterdir()):
-                    archive.write(path, f"{study.slug}/{path.name}")
-        response = HttpResponse(buffer.getvalue(), content_type="application/zip")
-        response["Content-Disposition"] = f'attachment; filename="{study.slug}-bundle.zip"'
-        return response
+        # The zip goes to a temporary file and is streamed from there: memory holds a read
+        # buffer, not the archive (deleted when the response closes it).
+        archive_file = tempfile.TemporaryFile(prefix="bundle-export-", suffix=".zip")  # noqa: SIM115
+        try:
+            with tempfile.TemporaryDirectory(prefix="bundle-export-") as directory:
+                study_export_bundle(
+                    study=study,
+                    directory=directory,
+                    identities=policy.sees_identities(request.user, study.pk),
+                )
+                with zipfile.ZipFile(archive_file, "w", zipfile.ZIP_DEFLATED) as archive:
+                    for path in sorted(Path(directory).iterdir()):
+                        archive.write(path, f"{study.slug}/{path.name}")
+            archive_file.seek(0)
+        except BaseException:
+            archive_file.close()
+            raise
+        return FileResponse(
+            archive_file,
+            as_attachment=True,
+            filename=f"{study.slug}-bundle.zip",
+            content_type="application/zip",
+        )
 
 
 class ExportJob(APIView):

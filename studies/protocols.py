@@ -210,6 +210,12 @@ class Protocol:
         (no fast path for this study or database: the Python writer runs)."""
         return None
 
+    def export_arrow_batches(self, study, *, schema, with_platform_ids=False):
+        """A bulk path for the Parquet table on PostgreSQL: Arrow record batches of `schema`
+        (exports.parquet.parquet_schema), the values export_rows gives; or None (the rows are
+        built from export_rows a chunk at a time)."""
+        return None
+
     def __repr__(self):
         return f"<Protocol {self.key}>"
 

@@ -331,7 +331,7 @@ def _bundle_text(response):
     import io
     import zipfile
 
-    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+    with zipfile.ZipFile(io.BytesIO(response.getvalue())) as archive:
         return "\n".join(archive.read(name).decode("utf-8", "replace") for name in archive.namelist())
 
 

@@ -9,6 +9,10 @@ in Python by accounts.pseudonyms (the secret never reaches SQL). PostgreSQL ends
 with "\\n" and csv.writer with "\\r\\n": the server sends one row per CopyData message,
 so each row's last byte is replaced here.
 
+The same statements, with raw cells (no formula guard, empty text as '', a missing number as
+NULL), give the Parquet table: pyarrow's CSV reader turns COPY's output into Arrow columns
+(exports/arrow.py), so no Python object is made per cell.
+
 Assisted studies (rejected-suggestion rows) keep the Python writer: None.
 
 The SQL is put together from model table names, fixed expressions and question keys
@@ -16,11 +20,14 @@ The SQL is put together from model table names, fixed expressions and question k
 as a parameter, hence the S608 exemptions.
 """
 
+from dataclasses import dataclass
+
 from django.db import connection, transaction
 
 from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
+from exports.arrow import copy_batches
 from exports.spreadsheet import spreadsheet_safe, sql_spreadsheet_safe
 from studies.models import Category, Document, Segment
 
@@ -39,28 +46,57 @@ def iso(expression):
     return f"(replace({moment}, '.000000', '') || '+00:00')"
 
 
-def answer_cell(key):
-    """document_questions.answer_cell in SQL: a list joined by "; ", none as empty, text guarded."""
+def _raw_text(expression):
+    return f"COALESCE({expression}, '')"
+
+
+@dataclass(frozen=True)
+class Cells:
+    """How the statements write a cell: as the CSV table does, or raw for Parquet."""
+
+    text: object  # SQL of a text cell from a text expression
+    label: object  # a text value passed in as a parameter (the slug, a pseudonym)
+    no_text: str  # a found-nothing row's span text columns
+    csv: bool
+
+
+# The CSV: text formula-guarded and empty text as NULL (COPY quotes '', csv.writer does not).
+CSV_CELLS = Cells(text=SAFE, label=lambda value: spreadsheet_safe(value) or None, no_text="NULL", csv=True)
+# Parquet: text as stored and never NULL (the Python rows have "" there); NULL only for a
+# missing number, so that pyarrow reads an unquoted empty field as null and "" as "".
+RAW_CELLS = Cells(text=_raw_text, label=lambda value: value, no_text="''", csv=False)
+
+
+def answer_cell(key, cells=CSV_CELLS, *, number=False):
+    """document_questions.answer_cell in SQL: a list joined by "; ", none as empty, text as
+    `cells` writes it; a `number` question's cell (likert) is NULL when unanswered."""
     value = f"answer.answers -> {key}"
     joined = (
         f"(SELECT string_agg(item, '; ' ORDER BY place) FROM jsonb_array_elements_text({value}) "  # noqa: S608
         "WITH ORDINALITY AS items(item, place))"
     )
-    return (
-        f"(CASE jsonb_typeof({value}) WHEN 'array' THEN {SAFE(joined)} "
-        f"WHEN 'string' THEN {SAFE(f'answer.answers ->> {key}')} "
+    if cells.csv:
+        joined, text = SAFE(joined), SAFE(f"answer.answers ->> {key}")
+    else:
+        text = f"answer.answers ->> {key}"
+    cell = (
+        f"(CASE jsonb_typeof({value}) WHEN 'array' THEN {joined} "
+        f"WHEN 'string' THEN {text} "
         f"WHEN 'boolean' THEN CASE WHEN ({value})::boolean THEN 'True' ELSE 'False' END "
         f"WHEN 'number' THEN answer.answers ->> {key} END)"
     )
+    return cell if cells.csv or number else _raw_text(cell)
 
 
 def _literal(value):
     return "'" + value.replace("'", "''") + "'"
 
 
-def _statements(study, with_platform_ids):
+def _statements(study, with_platform_ids, cells=CSV_CELLS):
     """(annotation rows, found-nothing rows): two COPY statements and their parameters."""
-    keys = [_literal(question["key"]) for question in study_questions(study)]
+    questions = study_questions(study)
+    keys = [_literal(question["key"]) for question in questions]
+    text, iso_text = cells.text, (iso if cells.csv else lambda expression: _raw_text(iso(expression)))
     workers = list(
         Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
         .order_by()
@@ -71,21 +107,24 @@ def _statements(study, with_platform_ids):
     params = {
         "study": study.pk,
         "status": Assignment.Status.SUBMITTED,
-        "slug": spreadsheet_safe(study.slug),
+        "slug": cells.label(study.slug),
         "workers": workers,
-        # None for an empty id: COPY writes NULL as nothing, as csv.writer writes "".
-        "pseudonyms": [spreadsheet_safe(pseudonym(worker)) or None for worker in workers],
+        # CSV: None for an empty id: COPY writes NULL as nothing, as csv.writer writes "".
+        "pseudonyms": [cells.label(pseudonym(worker)) for worker in workers],
     }
     # The assignment's cells, computed once per assignment (not once per span), in
     # (document position, id) order; OFFSET 0 keeps the planner from merging the subqueries.
-    tail = [f"{SAFE('a.worker_feedback')} AS feedback"]
+    tail = [f"{text('a.worker_feedback')} AS feedback"]
     if with_platform_ids:
-        tail += [f"{SAFE('w.platform')} AS platform", f"{SAFE('w.external_id')} AS external_id"]
-    answers = [f"{answer_cell(key)} AS answer_{n}" for n, key in enumerate(keys)]
+        tail += [f"{text('w.platform')} AS platform", f"{text('w.external_id')} AS external_id"]
+    answers = [
+        f"{answer_cell(key, cells, number=question['kind'] == 'likert')} AS answer_{n}"
+        for n, (key, question) in enumerate(zip(keys, questions, strict=True))
+    ]
     assignments = (
-        f"SELECT a.id, d.position, {SAFE('d.external_id')} AS document, {SAFE('d.system')} AS system, "  # noqa: S608
-        f"p.pseudonym, {SAFE('a.kind')} AS kind, {SAFE('a.block')} AS block, "
-        f"{iso('a.submitted_at')} AS submitted_at, a.active_seconds, {', '.join([*answers, *tail])} "
+        f"SELECT a.id, d.position, {text('d.external_id')} AS document, {text('d.system')} AS system, "  # noqa: S608
+        f"p.pseudonym, {text('a.kind')} AS kind, {text('a.block')} AS block, "
+        f"{iso_text('a.submitted_at')} AS submitted_at, a.active_seconds, {', '.join([*answers, *tail])} "
         f"FROM {Assignment._meta.db_table} a JOIN {Document._meta.db_table} d ON d.id = a.document_id "
         "JOIN unnest(%(workers)s::bigint[], %(pseudonyms)s::text[]) AS p(worker_id, pseudonym) "
         "ON p.worker_id = a.worker_id "
@@ -113,13 +152,15 @@ def _statements(study, with_platform_ids):
     after += ["a.platform", "a.external_id"] if with_platform_ids else []
     who = ["a.pseudonym", "a.id", "a.kind", "a.block"]
     annotated = (
-        f'SELECT %(slug)s, a.document, a.system, e.segment, {SAFE("e.text")}, e.start, e."end", '  # noqa: S608
-        f"{SAFE('e.category')}, e.paired_segment, e.paired_start, e.paired_end, {SAFE('e.paired_text')}, "
-        f"{SAFE('e.comment')}, {', '.join(who)}, {iso('e.created_at')}, a.submitted_at, a.active_seconds, "
+        f'SELECT %(slug)s, a.document, a.system, e.segment, {text("e.text")}, e.start, e."end", '  # noqa: S608
+        f"{text('e.category')}, e.paired_segment, e.paired_start, e.paired_end, {text('e.paired_text')}, "
+        f"{text('e.comment')}, {', '.join(who)}, {iso_text('e.created_at')}, a.submitted_at, a.active_seconds, "
         f"'False', {', '.join(after)} FROM ({assignments}) a CROSS JOIN LATERAL ({spans}) e"
     )
+    # segment, span_text, start, end, category, paired_segment/start/end, paired_text, comment
+    nothing = ", ".join("NULL" if number else cells.no_text for number in [1, 0, 1, 1, 0, 1, 1, 1, 0, 0])
     found_nothing = (
-        f"SELECT %(slug)s, a.document, a.system, {', '.join(['NULL'] * 10)}, {', '.join(who)}, NULL, "  # noqa: S608
+        f"SELECT %(slug)s, a.document, a.system, {nothing}, {', '.join(who)}, {cells.no_text}, "  # noqa: S608
         f"a.submitted_at, a.active_seconds, 'True', {', '.join(after)} FROM ({assignments}) a "
         f"WHERE NOT EXISTS (SELECT 1 FROM {ErrorAnnotation._meta.db_table} e WHERE e.assignment_id = a.id) "
         "ORDER BY a.position, a.id"
@@ -136,6 +177,14 @@ def span_csv_copy(study, *, with_platform_ids=False):
     if connection.vendor != "postgresql" or is_assisted(study):
         return None
     return _copy_chunks(_statements(study, with_platform_ids))
+
+
+def span_arrow_batches(study, *, schema, with_platform_ids=False):
+    """The span table as Arrow record batches of `schema` (exports.parquet.parquet_schema), or
+    None where COPY cannot match the Python rows (as span_csv_copy)."""
+    if connection.vendor != "postgresql" or is_assisted(study):
+        return None
+    return copy_batches(_statements(study, with_platform_ids, RAW_CELLS), schema)
 
 
 def _copy_chunks(statements):

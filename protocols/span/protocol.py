@@ -25,7 +25,7 @@ from . import (
 )
 from .assistance.report import assistance_for
 from .assistance.suggestions import shows_suggestions, undecided_before
-from .export_copy import span_csv_copy
+from .export_copy import span_arrow_batches, span_csv_copy
 
 
 class SpanProtocol(Protocol):
@@ -160,6 +160,9 @@ class SpanProtocol(Protocol):
 
     def export_csv_copy(self, study, *, with_platform_ids=False):
         return span_csv_copy(study, with_platform_ids=with_platform_ids)
+
+    def export_arrow_batches(self, study, *, schema, with_platform_ids=False):
+        return span_arrow_batches(study, schema=schema, with_platform_ids=with_platform_ids)
 
 
 PROTOCOLS = [SpanProtocol()]

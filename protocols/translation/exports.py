@@ -18,8 +18,25 @@ COLUMNS = [
 TYPES = {"segment": "int", "score": "float", "assignment": "int", "active_seconds": "int"}
 
 
-def _errors_by_segment(study):
-    errors = {}
+class _ByAssignment:
+    """Rows of a query ordered by assignment id (its first field), handed out one assignment's at
+    a time as the assignments come in the same order: memory holds one assignment's rows."""
+
+    def __init__(self, rows):
+        self._rows = iter(rows)
+        self._next = next(self._rows, None)
+
+    def of(self, assignment):
+        taken = []
+        # Rows of an assignment that rated nothing (no row of its own) are passed over.
+        while self._next is not None and self._next[0] <= assignment:
+            if self._next[0] == assignment:
+                taken.append(self._next)
+            self._next = next(self._rows, None)
+        return taken
+
+
+def _errors(study):
     rows = (
         submitted_rows(TranslationError, study)
         .order_by("assignment_id", "segment__index", "side", "start", "id")
@@ -35,10 +52,13 @@ def _errors_by_segment(study):
             "comment",
         )  # fmt: skip
     )
-    for assignment, segment, side, start, end, text, category, severity, comment in rows.iterator(
-        chunk_size=CHUNK
-    ):
-        errors.setdefault((assignment, segment), []).append(
+    return _ByAssignment(rows.iterator(chunk_size=CHUNK))
+
+
+def _errors_by_segment(rows):
+    errors = {}
+    for _assignment, segment, side, start, end, text, category, severity, comment in rows:
+        errors.setdefault(segment, []).append(
             {
                 "side": side,
                 "start": start,
@@ -50,6 +70,15 @@ def _errors_by_segment(study):
             }  # fmt: skip
         )
     return errors
+
+
+def _scores(study):
+    rows = (
+        submitted_rows(SegmentScore, study)
+        .order_by("assignment_id")
+        .values_list("assignment_id", "segment_id", "score")
+    )
+    return _ByAssignment(rows.iterator(chunk_size=CHUNK))
 
 
 def _rated(study):
@@ -72,15 +101,14 @@ def _rated(study):
 def translation_rows(study):
     """One row per rated segment of each translation a submitted assignment rated, by assignment,
     translation and segment (only the segments an assignment's `items` name, when it names
-    segments: report.rated_documents)."""
+    segments: report.rated_documents).
+
+    Errors and scores are read alongside the assignments, in assignment order, so only one
+    assignment's are held at a time; the corpus (documents and their segments) is read once.
+    """
     pseudonym = pseudonyms_of(study.pk)
-    errors = _errors_by_segment(study)
-    scores = {
-        (a, s): score
-        for a, s, score in submitted_rows(SegmentScore, study).values_list(
-            "assignment_id", "segment_id", "score"
-        )
-    }
+    errors_of, scores_of = _errors(study), _scores(study)
+    current, errors, scores = None, {}, {}
     # The study's documents and their segments, read once (not two queries per rated document).
     described = {
         pk: (external_id, input_id, system)
@@ -99,6 +127,10 @@ def translation_rows(study):
     for (pk, _document, items, worker, kind, submitted_at, seconds, platform, worker_id), document in _rated(
         study
     ):
+        if pk != current:
+            current = pk
+            errors = _errors_by_segment(errors_of.of(pk))
+            scores = {segment: score for _assignment, segment, score in scores_of.of(pk)}
         if document not in described:
             continue
         (external_id, input_id, system), segments = described[document], segments_of.get(document, [])
@@ -106,9 +138,9 @@ def translation_rows(study):
         for segment, index in segments:
             if named and index not in named:
                 continue
-            score = scores.get((pk, segment))
+            score = scores.get(segment)
             row = [study.slug, external_id, input_id, system, index, "" if score is None else score,
-                   json.dumps(errors.get((pk, segment), []), ensure_ascii=False), pseudonym(worker), pk, kind,
+                   json.dumps(errors.get(segment, []), ensure_ascii=False), pseudonym(worker), pk, kind,
                    iso(submitted_at), seconds]  # fmt: skip
             yield row, (platform, worker_id)
 

@@ -147,7 +147,7 @@ def test_bundle_csv_quotes_and_its_jsonl_files_stay_raw(client, study, researche
     assert [a["comment"] for a in annotated["annotations"]] == ["\t=1", "\r=1", "+1", HYPERLINK]
 
     client.force_login(researcher)
-    archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("export-bundle", args=[study.pk])).content))
+    archive = zipfile.ZipFile(io.BytesIO(client.get(reverse("export-bundle", args=[study.pk])).getvalue()))
     assert_neutralised(cells(archive.read("formulae/annotations.csv").decode()))
 
 

@@ -61,7 +61,9 @@ backend web
     http-check expect status 200
     # gunicorn's sync workers take one request each: more would wait in the node's backlog,
     # where a node that dies loses them; in the proxy's queue they go to the node left.
-    default-server check inter 1s fall 2 rise 2 maxconn {gunicorn_workers}
+    # A refused connection takes the node out at once (observe): else, while the other node
+    # is busy, the retries of a request go back to the dead one until the check notices.
+    default-server check inter 1s fall 2 rise 2 maxconn {gunicorn_workers} observe layer4 error-limit 1 on-error mark-down
 {servers}
 """
 

@@ -19,7 +19,7 @@ Everything is torn down at the end, and on Ctrl-C: processes, namespaces, veths,
 the temp dir. It exits non-zero if a check fails.
 
     sudo .venv/bin/python bench/cluster.py [--documents 30000] [--workers 500] [--saves 6]
-        [--think 4,6] [--part-documents 1000]
+        [--think 4,6] [--part-documents 1000] [--only-saves]
 """
 
 import argparse
@@ -187,6 +187,43 @@ def failure_phase(cluster, tokens, saves, think, expected):
     return problems
 
 
+def saves_figures(cluster, args, tokens, think):
+    """Measurement 1: the paced saves and the closed loops; returns the failed checks."""
+    problems = []
+    proxy = (cluster.address["proxy"], 80)
+    print(f"1. saves: {args.workers} simulated workers x {args.saves} saves; 2 web nodes x "
+          f"{2} gunicorn sync workers behind HAProxy; {load()}")  # fmt: skip
+    for name, saves, pace, address, saves_only in [
+        (f"paced through the proxy (think time {args.think} s)", args.saves, think, proxy, False),
+        ("saves only, closed loop, through the proxy", max(1, args.saves // 3), None, proxy, True),
+        ("reference: saves only, closed loop, straight to web1", max(1, args.saves // 3), None,
+         (cluster.address["web1"], WEB_PORT), True),
+    ]:  # fmt: skip
+        _, errors = saves_phase(cluster, name, tokens, saves, pace, address, saves_only)
+        if errors:
+            problems.append(f"{errors} failed requests in '{name}'")
+    peaks = [peak_mb(pid) for name in ("web1", "web2") for pid in pool_children(cluster.nodes[name].pid)]
+    print(f"  peak RSS of the gunicorn workers: {', '.join(f'{peak:.0f}' for peak in peaks)} MB")
+    return problems
+
+
+def report_figures(cluster, args, tokens, think):
+    """Measurements 2 and 3: the report on the two worker nodes, then the nodes killed."""
+    print(f"2. report: span study of {args.documents:,} documents (bench/span_report.py's), "
+          f"parts of {args.part_documents:,} documents")  # fmt: skip
+    bundle = ROOT / "bench" / "out" / f"report-{args.documents}x30"
+    write_bundle(bundle, args.documents, 30)
+    command = [sys.executable, "manage.py", "import_study", str(bundle)]
+    wall, cpu, peak = run_measured_cpu(command, cluster.env)
+    print(f"import (not measured further): {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MB")
+    expected = one_pass_report(cluster, args.documents)
+    problems = []
+    if not report_phase(cluster, expected):
+        problems.append("the report on two worker nodes differs from the one pass")
+    print("3. a web node and a worker node die during the saves and a report")
+    return problems + failure_phase(cluster, tokens, args.saves, think, expected)
+
+
 def interrupt(signum, frame):
     """SIGTERM tears the cluster down like Ctrl-C."""
     raise KeyboardInterrupt
@@ -199,6 +236,7 @@ def main():
     parser.add_argument("--think", default="4,6", help="think time between saves, uniform MIN,MAX seconds")
     parser.add_argument("--documents", type=int, default=30_000, help="documents of the report's study")
     parser.add_argument("--part-documents", type=int, default=1000)
+    parser.add_argument("--only-saves", action="store_true", help="measurement 1 only")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/cluster.py makes network namespaces: run it as root")
@@ -208,7 +246,7 @@ def main():
     problems = []
     try:
         cluster.up()
-        commit = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s"],
+        commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
         print(f"checkout {ROOT} at {commit}; {os.cpu_count()} cores shared by every namespace; {load()}")
         cluster.manage("migrate", "-v", "0")
@@ -220,33 +258,9 @@ def main():
 
         django.setup()
         tokens = import_saves_study(cluster.env, args.workers, args.saves * 2)
-        proxy = (cluster.address["proxy"], 80)
-        print(f"1. saves: {args.workers} simulated workers x {args.saves} saves; 2 web nodes x "
-              f"{2} gunicorn sync workers behind HAProxy; {load()}")  # fmt: skip
-        for name, saves, pace, address, saves_only in [
-            (f"paced through the proxy (think time {args.think} s)", args.saves, think, proxy, False),
-            ("saves only, closed loop, through the proxy", max(1, args.saves // 3), None, proxy, True),
-            ("reference: saves only, closed loop, straight to web1", max(1, args.saves // 3), None,
-             (cluster.address["web1"], WEB_PORT), True),
-        ]:  # fmt: skip
-            _, errors = saves_phase(cluster, name, tokens, saves, pace, address, saves_only)
-            if errors:
-                problems.append(f"{errors} failed requests in '{name}'")
-        peaks = [peak_mb(pid) for name in ("web1", "web2") for pid in pool_children(cluster.nodes[name].pid)]
-        print(f"  peak RSS of the gunicorn workers: {', '.join(f'{peak:.0f}' for peak in peaks)} MB")
-        print(f"2. report: span study of {args.documents:,} documents (bench/span_report.py's), "
-              f"parts of {args.part_documents:,} documents")  # fmt: skip
-        bundle = ROOT / "bench" / "out" / f"report-{args.documents}x30"
-        write_bundle(bundle, args.documents, 30)
-        wall, cpu, peak = run_measured_cpu(
-            [sys.executable, "manage.py", "import_study", str(bundle)], cluster.env
-        )
-        print(f"import (not measured further): {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MB")
-        expected = one_pass_report(cluster, args.documents)
-        if not report_phase(cluster, expected):
-            problems.append("the report on two worker nodes differs from the one pass")
-        print("3. a web node and a worker node die during the saves and a report")
-        problems += failure_phase(cluster, tokens, args.saves, think, expected)
+        problems += saves_figures(cluster, args, tokens, think)
+        if not args.only_saves:
+            problems += report_figures(cluster, args, tokens, think)
     except KeyboardInterrupt:
         problems.append("interrupted")
     finally:

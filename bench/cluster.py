@@ -19,7 +19,7 @@ Everything is torn down at the end, and on Ctrl-C: processes, namespaces, veths,
 the temp dir. It exits non-zero if a check fails.
 
     sudo .venv/bin/python bench/cluster.py [--documents 30000] [--workers 500] [--saves 6]
-        [--think 4,6] [--part-documents 1000] [--only-saves]
+        [--think 4,6] [--part-documents 1000] [--only-saves | --skip-saves]
 """
 
 import argparse
@@ -237,6 +237,7 @@ def main():
     parser.add_argument("--documents", type=int, default=30_000, help="documents of the report's study")
     parser.add_argument("--part-documents", type=int, default=1000)
     parser.add_argument("--only-saves", action="store_true", help="measurement 1 only")
+    parser.add_argument("--skip-saves", action="store_true", help="measurements 2 and 3 only")
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/cluster.py makes network namespaces: run it as root")
@@ -258,7 +259,8 @@ def main():
 
         django.setup()
         tokens = import_saves_study(cluster.env, args.workers, args.saves * 2)
-        problems += saves_figures(cluster, args, tokens, think)
+        if not args.skip_saves:
+            problems += saves_figures(cluster, args, tokens, think)
         if not args.only_saves:
             problems += report_figures(cluster, args, tokens, think)
     except KeyboardInterrupt:

@@ -238,6 +238,9 @@ def main():
     parser.add_argument("--part-documents", type=int, default=1000)
     parser.add_argument("--only-saves", action="store_true", help="measurement 1 only")
     parser.add_argument("--skip-saves", action="store_true", help="measurements 2 and 3 only")
+    parser.add_argument(
+        "--static-root", type=Path, help="static files collected by an earlier run of this checkout"
+    )
     args = parser.parse_args()
     if os.geteuid() != 0:
         sys.exit("bench/cluster.py makes network namespaces: run it as root")
@@ -251,7 +254,10 @@ def main():
                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
         print(f"checkout {ROOT} at {commit}; {os.cpu_count()} cores shared by every namespace; {load()}")
         cluster.manage("migrate", "-v", "0")
-        cluster.manage("collectstatic", "--no-input", "-v", "0")
+        if args.static_root:  # collectstatic takes minutes on a loaded machine
+            cluster.env["STATIC_ROOT"] = str(args.static_root.resolve())
+        else:
+            cluster.manage("collectstatic", "--no-input", "-v", "0")
         cluster.start_web()
         cluster.start_workers(args.part_documents)
         os.environ.update(cluster.env)

@@ -147,7 +147,9 @@ class Session:
             )
             response = connection.getresponse()
             payload = response.read()
-        except OSError as problem:  # refused, reset or timed out: the server gave no answer
+        # Refused, reset or timed out, or an answer cut off (a node that died while the proxy
+        # passed its answer on): the server gave no answer the page could use.
+        except (OSError, http.client.HTTPException) as problem:
             connection.close()
             return 0, time.perf_counter() - started, str(problem).encode()
         elapsed = time.perf_counter() - started

@@ -87,3 +87,28 @@ class PostgresBackendCPU:
         self._thread.join()
         self._sample()
         return sum(value - self._first.get(pid, 0.0) for pid, value in self._last.items())
+
+
+def tree_cpu_seconds(pid):
+    """User + system CPU seconds of a process, every live descendant, and every child it has
+    reaped (cutime, cstime): PostgreSQL's postmaster reaps its backends and gunicorn's master
+    its workers, so CPU of processes that ended since is still counted. 0 once it is gone."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return 0.0
+    reaped = (int(fields[13]) + int(fields[14])) / TICKS  # cutime, cstime (fields 16, 17 of stat)
+    children = [process for process in server_processes(pid) if process != pid]
+    return _cpu(fields) + reaped + sum(tree_cpu_seconds(child) for child in children)
+
+
+class ProcessTreeCPU:
+    """CPU seconds of a process tree (tree_cpu_seconds) between start() and stop()."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def start(self):
+        self._before = tree_cpu_seconds(self.pid)
+
+    def stop(self):
+        return tree_cpu_seconds(self.pid) - self._before

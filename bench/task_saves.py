@@ -79,6 +79,18 @@ def engine_name(url):
     return "SQLite" if url.startswith("sqlite:") else "PostgreSQL"
 
 
+def import_saves_study(env, workers, saves, checkout=ROOT):
+    """Import the open study `bench-saves` with one document per simulated worker, assign them;
+    return the workers' task tokens."""
+    bundle = ROOT / "bench" / "out" / "saves-bundle"
+    write_bundle(bundle, workers, max(40, saves // 5 + 2))
+    manage(env, "import_study", str(bundle), checkout=checkout)
+    names = ",".join(f"sim{n}" for n in range(workers))
+    lines = manage(env, "assign", "bench-saves", "--workers", names, "--per-document", "1",
+                   capture=True, checkout=checkout)  # fmt: skip
+    return [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
+
+
 def start_server(env, workers=2, checkout=ROOT):
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", str(workers),
@@ -113,16 +125,18 @@ def manage(env, *args, capture=False, checkout=ROOT):
 
 
 class Session:
-    """One simulated worker's HTTP session: cookie jar of one CSRF cookie."""
+    """One simulated worker's HTTP session: cookie jar of one CSRF cookie, against `address`
+    (host, port): the gunicorn this script starts, or a proxy (bench/cluster.py)."""
 
-    def __init__(self, token):
+    def __init__(self, token, address=("127.0.0.1", PORT)):
         self.token = token
+        self.address = address
         self.cookie = ""
         self.csrf = ""
         self.statements = 0  # of the last request, as the server counted them
 
     def request(self, method, path, body=None):
-        connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=30)
+        connection = http.client.HTTPConnection(*self.address, timeout=30)
         headers = {"Cookie": self.cookie, "X-CSRFToken": self.csrf}
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -133,7 +147,9 @@ class Session:
             )
             response = connection.getresponse()
             payload = response.read()
-        except OSError as problem:  # refused, reset or timed out: the server gave no answer
+        # Refused, reset or timed out, or an answer cut off (a node that died while the proxy
+        # passed its answer on): the server gave no answer the page could use.
+        except (OSError, http.client.HTTPException) as problem:
             connection.close()
             return 0, time.perf_counter() - started, str(problem).encode()
         elapsed = time.perf_counter() - started
@@ -150,8 +166,29 @@ class Session:
         return status, elapsed
 
 
-def simulate(session, saves, think, results, seed, saves_only=False, prefix=""):
-    """Add `saves` spans; unless `saves_only`, remove every fifth and move on a segment after it."""
+# The task page's save queue (static/worker/api.js): no answer or a 5xx is "not saved yet", tried
+# again after these waits, the same request (a save keeps its client_id, so it lands once).
+PAGE_BACKOFF_SECONDS = [1, 2, 4, 8, 10]
+
+
+def send(session, method, path, body, results, kind, retry):
+    """One operation of the page; with `retry`, sent again as the page does until it is answered.
+    Every attempt goes into `results`; returns the last status."""
+    failures = 0
+    while True:
+        status, elapsed, _ = session.request(method, path, body)
+        results.append((kind, status, elapsed, session.statements))
+        if not retry or (status != 0 and status < 500):
+            return status
+        time.sleep(PAGE_BACKOFF_SECONDS[min(failures, len(PAGE_BACKOFF_SECONDS) - 1)])
+        failures += 1
+
+
+def simulate(session, saves, think, results, seed, saves_only=False, prefix="", retry=False, ledger=None):
+    """Add `saves` spans; unless `saves_only`, remove every fifth and move on a segment after it.
+
+    With `retry`, failed requests are sent again like the page's queue does; `ledger`, if given,
+    receives (operation, client_id, last status) for every add and remove."""
     rng = random.Random(seed)
     api = f"/api/task/{session.token}"
     segment = 0
@@ -160,41 +197,69 @@ def simulate(session, saves, think, results, seed, saves_only=False, prefix=""):
             time.sleep(rng.uniform(*think))
         body = {"client_id": f"{prefix}{session.token[:8]}-{number}", "category": "CharE", "segment": segment,
                 "start": 0, "end": 4, "text": "Anna"}  # fmt: skip
-        status, elapsed, _ = session.request("POST", f"{api}/annotations/", body)
-        results.append(("add", status, elapsed, session.statements))
+        status = send(session, "POST", f"{api}/annotations/", body, results, "add", retry)
+        if ledger is not None:
+            ledger.append(("add", body["client_id"], status))
         if saves_only:
             continue
         if number % 5 == 4:
-            status, elapsed, _ = session.request("DELETE", f"{api}/annotations/{body['client_id']}/")
-            results.append(("remove", status, elapsed, session.statements))
+            path = f"{api}/annotations/{body['client_id']}/"
+            status = send(session, "DELETE", path, None, results, "remove", retry)
+            if ledger is not None:
+                ledger.append(("remove", body["client_id"], status))
             segment += 1
-            status, elapsed, _ = session.request("POST", f"{api}/move/", {"segment": segment})
-            results.append(("move", status, elapsed, session.statements))
+            send(session, "POST", f"{api}/move/", {"segment": segment}, results, "move", retry)
+
+
+class ServerCPU:
+    """CPU seconds of a server process and its live children between start() and stop()."""
+
+    def __init__(self, pid):
+        self.pid = pid
+
+    def start(self):
+        self._before = cpu_seconds(self.pid)
+
+    def stop(self):
+        return cpu_seconds(self.pid) - self._before
+
+
+def run_workers(tokens, saves, think, meters, saves_only=False, prefix="", address=("127.0.0.1", PORT),
+                retry=False, ledger=None, while_running=None):  # fmt: skip
+    """Run the simulated workers; return (results, wall seconds, [CPU seconds of each meter]).
+
+    The pages are opened before the clocks start: only the API calls count. `while_running`, if
+    given, is called on this thread once the workers are on their way (bench/cluster.py kills
+    nodes there)."""
+    sessions = [Session(token, address) for token in tokens]
+    for session in sessions:
+        session.open_page()
+    for meter in meters:
+        meter.start()
+    results, threads = [], []
+    started = time.perf_counter()
+    for number, session in enumerate(sessions):
+        thread = threading.Thread(  # daemons: Ctrl-C ends the benchmark without waiting for them
+            target=simulate,
+            args=(session, saves, think, results, number, saves_only, prefix, retry, ledger),
+            daemon=True,
+        )
+        threads.append(thread)
+        thread.start()
+    if while_running is not None:
+        while_running()
+    for thread in threads:
+        thread.join()
+    seconds = time.perf_counter() - started
+    return results, seconds, [meter.stop() for meter in meters]
 
 
 def run_phase(server, postgres, tokens, saves, think, saves_only=False, prefix=""):
     """Run the simulated workers; return (results, wall seconds, web CPU seconds, PostgreSQL CPU
-    seconds or None). The pages are opened before the clocks start: only the API calls count."""
-    sessions = [Session(token) for token in tokens]
-    for session in sessions:
-        session.open_page()
-    database_cpu = PostgresBackendCPU(postgres) if postgres else None
-    if database_cpu:
-        database_cpu.start()
-    cpu_before = cpu_seconds(server.pid)
-    results, threads = [], []
-    started = time.perf_counter()
-    for number, session in enumerate(sessions):
-        thread = threading.Thread(
-            target=simulate, args=(session, saves, think, results, number, saves_only, prefix)
-        )
-        threads.append(thread)
-        thread.start()
-    for thread in threads:
-        thread.join()
-    seconds = time.perf_counter() - started
-    cpu = cpu_seconds(server.pid) - cpu_before
-    return results, seconds, cpu, database_cpu.stop() if database_cpu else None
+    seconds or None)."""
+    meters = [ServerCPU(server.pid)] + ([PostgresBackendCPU(postgres)] if postgres else [])
+    results, seconds, used = run_workers(tokens, saves, think, meters, saves_only, prefix)
+    return results, seconds, used[0], used[1] if postgres else None
 
 
 def is_error(status):
@@ -250,23 +315,7 @@ def main():
     env["STATIC_ROOT"] = str(ROOT / "bench" / "out" / f"static-{checkout.name}")
     manage(env, "collectstatic", "--no-input", "-v", "0", checkout=checkout)
     manage(env, "migrate", "-v", "0", checkout=checkout)
-    bundle = ROOT / "bench" / "out" / "saves-bundle"
-    segments = max(40, args.saves // 5 + 2)
-    write_bundle(bundle, args.workers + 1, segments)
-    manage(env, "import_study", str(bundle), checkout=checkout)
-    workers = ",".join(f"sim{n}" for n in range(args.workers + 1))
-    lines = manage(
-        env,
-        "assign",
-        "bench-saves",
-        "--workers",
-        workers,
-        "--per-document",
-        "1",
-        capture=True,
-        checkout=checkout,
-    )
-    tokens = [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
+    tokens = import_saves_study(env, args.workers + 1, args.saves, checkout=checkout)
     page_token, tokens = tokens[0], tokens[1:]
 
     think_low, think_high = (float(value) for value in args.think.split(","))

@@ -58,15 +58,15 @@ def write(corpus, path):
         "link_labels": json.dumps(corpus.link_labels, ensure_ascii=False),
     }
     schema = SCHEMA.with_metadata(metadata)
-    documents = {document.id: document for document in corpus.documents}
     with pq.ParquetWriter(str(path), schema) as writer:
-        rows = []
-        for annotation in corpus.annotations:
-            rows.append(_row(documents[annotation.document], annotation))
+        rows, written = [], 0
+        for document, annotation in corpus.with_documents():
+            rows.append(_row(document, annotation))
             if len(rows) == ROW_GROUP:
                 writer.write_table(pa.Table.from_pylist(rows, schema=schema))
+                written += len(rows)
                 rows = []
-        if rows or not corpus.annotations:
+        if rows or not written:  # a corpus without annotations: a file of no rows, with its schema
             writer.write_table(pa.Table.from_pylist(rows, schema=schema))
 
 

@@ -91,6 +91,21 @@ def _majority(marks):
 
 def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
     """The report's `assistance` part from a SpanStudy whose annotations carry their arm."""
+    return assistance_from_tallies(
+        [assistance_tallies(study, suggestions, decisions)],
+        [category.key for category in study.categories],
+        seed=seed,
+        resamples=resamples,
+    )
+
+
+def assistance_tallies(study, suggestions, decisions):
+    """What `study` (all of a study, or some of its documents with their work, suggestions and
+    decisions) adds to the `assistance` part: counts per document and totals, JSON-ready.
+
+    Every figure of the part is a sum of these over documents, so the tallies of a study's parts,
+    merged in study order by assistance_from_tallies, give the one-pass figures bit for bit.
+    """
     tokens = _Tokens(study.documents)
     categories = [category.key for category in study.categories]
     documents = [document.id for document in study.documents]
@@ -161,36 +176,84 @@ def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
         for column in (c, columns - 1):
             if column is not None:
                 anchoring[index[suggestion.document], column, 0 if correct else 1] += (1, taken)
-
-    draws = _resample_weights(len(used), seed, resamples)
-    result = {
-        "documents": len(used),
-        "references": {
-            "gold": reference_kinds["gold"],
-            "other_arm_majority": reference_kinds["other_arm_majority"],
-        },
+    return {
+        "categories": categories,
+        "per_document": {
+            "scored": scored.tolist(),
+            "timing": timing.tolist(),
+            "anchoring": anchoring.tolist(),
+            "coincidences": coincidences.tolist(),
+        },  # fmt: skip
+        "references": {kind: reference_kinds[kind] for kind in ("gold", "other_arm_majority")},
         "arms": {arm: _arm_counts(people, used, arm) for arm in ARMS},
+        "actions": {action: actions[action] for action in ACTIONS},
+        "unjudged": unjudged,
+        "seconds": seconds,
+    }
+
+
+# The axis of each per-document array along which documents run.
+DOCUMENT_AXIS = {"scored": 1, "timing": 1, "anchoring": 0, "coincidences": 1}
+
+
+def assistance_from_tallies(parts, categories, *, seed=0, resamples=1000):
+    """The `assistance` part from the tallies of a study's parts (assistance_tallies), in study order."""
+    columns = len(categories) + 1
+    empty = {
+        "scored": (2, 0, columns, 3), "timing": (2, 0, 2),
+        "anchoring": (0, columns, 2, 2), "coincidences": (2, 0, len(categories), 3),
+    }  # fmt: skip
+    arrays = {
+        name: np.concatenate(
+            [np.zeros(shape)] + [np.array(part["per_document"][name]).reshape(_shaped(shape, part, name))
+                                 for part in parts],
+            axis=DOCUMENT_AXIS[name],
+        )
+        for name, shape in empty.items()
+    }  # fmt: skip
+    used = arrays["timing"].shape[1]
+    seconds = [value for part in parts for value in part["seconds"]]
+    draws = _resample_weights(used, seed, resamples)
+    arms = {}
+    for arm in ARMS:
+        annotators = set().union(*(part["arms"][arm]["annotators"] for part in parts))
+        arms[arm] = {
+            "annotators": len(annotators),
+            "assignments": sum(part["arms"][arm]["assignments"] for part in parts),
+            "documents": sum(part["arms"][arm]["documents"] for part in parts),
+        }
+    return {
+        "documents": used,
+        "references": {
+            kind: sum(part["references"][kind] for part in parts) for kind in ("gold", "other_arm_majority")
+        },
+        "arms": arms,
         "correct_rule": CORRECT_RULE,
         "seed": seed,
         "resamples": resamples,
-        "scores": _scores(scored, draws, categories),
-        "agreement": _agreement(coincidences, draws, categories),
-        "time": _time(timing, draws),
-        "anchoring": _anchoring(anchoring, draws, categories),
+        "scores": _scores(arrays["scored"], draws, categories),
+        "agreement": _agreement(arrays["coincidences"], draws, categories),
+        "time": _time(arrays["timing"], draws),
+        "anchoring": _anchoring(arrays["anchoring"], draws, categories),
         "decisions": {
-            **{action: actions[action] for action in ACTIONS},
-            "unjudged": unjudged,
+            **{action: sum(part["actions"][action] for part in parts) for action in ACTIONS},
+            "unjudged": sum(part["unjudged"] for part in parts),
             "seconds_mean": mean(seconds) if seconds else None,
             "seconds_median": median(seconds) if seconds else None,
         },
     }
-    return result
+
+
+def _shaped(shape, part, name):
+    """The shape of a part's array (its documents along the document axis; an empty list has none)."""
+    documents = len(part["per_document"]["timing"][0])
+    return tuple(documents if axis == DOCUMENT_AXIS[name] else size for axis, size in enumerate(shape))
 
 
 def _arm_counts(people, used, arm):
     annotations = [a for document in used for a in people[(document, arm)]]
     return {
-        "annotators": len({a.annotator for a in annotations}),
+        "annotators": sorted({a.annotator for a in annotations}),  # counted once the parts are merged
         "assignments": len(annotations),
         "documents": sum(1 for document in used if people[(document, arm)]),
     }

@@ -67,8 +67,15 @@ def report_parts(study, documents_per_part):
 
 
 def part_study(study, part):
-    """The SpanStudy of one part's documents and their work (what every tally of the part reads)."""
-    return _load_span_study(study, document_ids=part["documents"])
+    """The SpanStudy of one part's documents and their work (what every tally of the part reads:
+    loaded once per part, study.report_cache in reports/parts.py)."""
+    cache = getattr(study, "report_cache", None)
+    if cache is not None and "part_study" in cache:
+        return cache["part_study"]
+    loaded = _load_span_study(study, document_ids=part["documents"])
+    if cache is not None:
+        cache["part_study"] = loaded
+    return loaded
 
 
 def part_tallies(study, part, data=None):

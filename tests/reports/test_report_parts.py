@@ -13,6 +13,7 @@ from dataclasses import replace
 import pytest
 
 from bundles.services import study_import_bundle
+from protocols.span import report as span_report_module
 from reports import parts
 from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
 from reports.metrics.spans.assistance import (
@@ -22,12 +23,15 @@ from reports.metrics.spans.assistance import (
     assistance_report,
     assistance_tallies,
 )
+from reports.metrics.spans.evaluators import evaluator_comparison
+from reports.metrics.spans.evaluators.comparison import comparison_from_tallies, comparison_tallies
 from reports.metrics.spans.report import span_figures
 from reports.metrics.spans.tallies import merge_tallies, reference_kind_of, span_tallies
 from reports.models import Report, ReportPart
 from reports.services import report_compute, report_request
 from reports.study_report import study_report_data
 from tests.reports.span_bundle import write_span_bundle
+from tests.reports.test_evaluator_metrics import random_study as evaluators_study
 
 CATEGORIES = [
     SpanCategory("CharE", "coherence"),
@@ -165,6 +169,30 @@ def test_the_assistance_part_from_any_split_equals_the_one_pass_one_bit_for_bit(
     assert assistance_in_parts(study, suggestions, decisions, list(range(count + 1))) == whole
     cuts = sorted(rng.sample(range(1, count), rng.randint(1, count - 1)))
     assert assistance_in_parts(study, suggestions, decisions, [0, *cuts, count]) == whole
+
+
+def comparison_in_parts(study, bounds):
+    """The evaluator comparison from the tallies of chunks of documents, each through JSON."""
+    tallies = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        ids = {document.id for document in study.documents[start:end]}
+        part = SpanStudy(
+            study.documents[start:end], study.categories, [a for a in study.annotations if a.document in ids]
+        )
+        tallies.append(json.loads(json.dumps(comparison_tallies(part))))
+    return comparison_from_tallies(tallies, [category.key for category in study.categories], resamples=200)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_evaluator_comparison_from_any_split_equals_the_one_pass_one_bit_for_bit(seed):
+    rng = random.Random(seed)
+    study = evaluators_study(seed, documents=rng.randint(4, 16))
+    whole = evaluator_comparison(study, resamples=200)
+    count = len(study.documents)
+    assert whole["evaluators"] == ["llm-a", "quiet"]
+    assert comparison_in_parts(study, list(range(count + 1))) == whole
+    cuts = sorted(rng.sample(range(1, count), rng.randint(1, count - 1)))
+    assert comparison_in_parts(study, [0, *cuts, count]) == whole
 
 
 # The database half: the report of an imported study, computed in parts of 2 documents.
@@ -308,10 +336,20 @@ def assisted_study(eager_celery, tmp_path, researcher, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_the_assistance_report_and_the_evaluator_comparison_from_parts_equal_the_one_pass_ones(
-    assisted_study, settings
+    assisted_study, settings, monkeypatch
 ):
+    loaded = []
+    load = span_report_module._load_span_study
+
+    def counted(study, document_ids=None):
+        loaded.append(None if document_ids is None else len(document_ids))
+        return load(study, document_ids=document_ids)
+
+    monkeypatch.setattr(span_report_module, "_load_span_study", counted)
     report, _ = report_request(study=assisted_study)
     report.refresh_from_db()
+    # Each part's documents are read once, for every tally of the part; nothing reads the whole study.
+    assert loaded == [2, 2, 2, 1]
     assert report.status == Report.Status.DONE, report.error
     expected = one_pass(assisted_study, settings)
     assert expected["assistance"]["documents"] == 7 and expected["assistance"]["decisions"]["accept"] > 0

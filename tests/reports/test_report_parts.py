@@ -16,6 +16,7 @@ from bundles.services import study_import_bundle
 from protocols.span import report as span_report_module
 from reports import parts
 from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
+from reports.metrics.spans import assistance as assistance_metrics
 from reports.metrics.spans.assistance import (
     Decision,
     SuggestedSpan,
@@ -357,3 +358,12 @@ def test_the_assistance_report_and_the_evaluator_comparison_from_parts_equal_the
     assert report.result["assistance"] == expected["assistance"]
     assert report.result["evaluator_comparison"] == expected["evaluator_comparison"]
     assert report.result == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_assistance_resamples_drawn_a_block_at_a_time_give_the_same_intervals(seed, monkeypatch):
+    rng = random.Random(seed)
+    study, suggestions, decisions = assisted(random_study(rng, documents=rng.randint(6, 20)), rng)
+    whole = assistance_report(study, suggestions, decisions, resamples=200)
+    monkeypatch.setattr(assistance_metrics, "DRAWS_PER_BLOCK", 25)  # a few resamples per block
+    assert assistance_report(study, suggestions, decisions, resamples=200) == whole

@@ -213,7 +213,7 @@ def assistance_from_tallies(parts, categories, *, seed=0, resamples=1000):
     }  # fmt: skip
     used = arrays["timing"].shape[1]
     seconds = [value for part in parts for value in part["seconds"]]
-    draws = _resample_weights(used, seed, resamples)
+    resampled = _resampled(arrays, used, seed, resamples)
     arms = {}
     for arm in ARMS:
         annotators = set().union(*(part["arms"][arm]["annotators"] for part in parts))
@@ -231,10 +231,10 @@ def assistance_from_tallies(parts, categories, *, seed=0, resamples=1000):
         "correct_rule": CORRECT_RULE,
         "seed": seed,
         "resamples": resamples,
-        "scores": _scores(arrays["scored"], draws, categories),
-        "agreement": _agreement(arrays["coincidences"], draws, categories),
-        "time": _time(arrays["timing"], draws),
-        "anchoring": _anchoring(arrays["anchoring"], draws, categories),
+        "scores": _scores(arrays["scored"], resampled["scored"], categories),
+        "agreement": _agreement(arrays["coincidences"], resampled["coincidences"], categories),
+        "time": _time(arrays["timing"], resampled["timing"]),
+        "anchoring": _anchoring(arrays["anchoring"], resampled["anchoring"], categories),
         "decisions": {
             **{action: sum(part["actions"][action] for part in parts) for action in ACTIONS},
             "unjudged": sum(part["unjudged"] for part in parts),
@@ -277,11 +277,35 @@ def _coincidence_sums(units, marks):
     return (float(coders * units), float(marked), disagreeing)
 
 
-def _resample_weights(documents, seed, resamples):
-    """How often each document is drawn in each resample (resamples x documents)."""
-    if documents < 2 or not resamples:
-        return np.zeros((0, documents))
-    rng = np.random.default_rng(seed)
+# Resamples x documents drawn at once: the draws' memory stays that of a block whatever the study's size.
+DRAWS_PER_BLOCK = 1 << 20
+# How each per-document array is summed over a resample's draws (weights: resample x document).
+RESAMPLED = {
+    "scored": "rd,adck->rack", "coincidences": "rd,adck->rack",
+    "timing": "rd,adk->rak", "anchoring": "rd,dckt->rckt",
+}  # fmt: skip
+
+
+def _resampled(arrays, documents, seed, resamples):
+    """Each per-document array summed over every resample's draw of documents (resample first)."""
+    blocks = [np.zeros((0, documents))]
+    if documents >= 2 and resamples:
+        rng = np.random.default_rng(seed)
+        step = max(1, DRAWS_PER_BLOCK // documents)
+        # Drawn a block of resamples after another: numpy's generator gives the rows of one
+        # (resamples x documents) draw in the same order either way.
+        blocks = (
+            _weights(rng, documents, min(step, resamples - start)) for start in range(0, resamples, step)
+        )
+    sums = {name: [] for name in RESAMPLED}
+    for weights in blocks:
+        for name, subscripts in RESAMPLED.items():
+            sums[name].append(np.einsum(subscripts, weights, arrays[name]))
+    return {name: np.concatenate(blocks) for name, blocks in sums.items()}
+
+
+def _weights(rng, documents, resamples):
+    """How often each document is drawn in each of `resamples` resamples (resamples x documents)."""
     drawn = rng.integers(0, documents, size=(resamples, documents))
     return np.stack([np.bincount(row, minlength=documents) for row in drawn]).astype(np.float64)
 
@@ -299,9 +323,8 @@ def _interval(point, resampled):
     return _figure(point, low, high)
 
 
-def _scores(scored, draws, categories):
+def _scores(scored, resampled, categories):
     totals = scored.sum(axis=1)  # arm, category, 3
-    resampled = np.einsum("rd,adck->rack", draws, scored)
     point = np.stack(ratios(totals[..., 0], totals[..., 1], totals[..., 2]), axis=-1)  # arm, category, 3
     again = np.stack(ratios(resampled[..., 0], resampled[..., 1], resampled[..., 2]), axis=-1)
     names = ("precision", "recall", "f1")
@@ -328,10 +351,10 @@ def _alphas(sums):
         return np.where((n1 > 0) & (n - n1 > 0), 1 - (n - 1) * o01 / (n1 * (n - n1)), np.nan)
 
 
-def _agreement(coincidences, draws, categories):
+def _agreement(coincidences, resampled, categories):
     """Token alpha within each arm, per category, and the difference of the arms."""
     point = _alphas(coincidences.sum(axis=1))  # arm, category
-    again = _alphas(np.einsum("rd,adck->rack", draws, coincidences))  # resample, arm, category
+    again = _alphas(resampled)  # resample, arm, category
     return [
         {
             "category": category,
@@ -342,10 +365,9 @@ def _agreement(coincidences, draws, categories):
     ]
 
 
-def _time(timing, draws):
+def _time(timing, resampled):
     """Mean active seconds per segment of each arm's assignments, and the difference."""
     totals = timing.sum(axis=1)
-    resampled = np.einsum("rd,adk->rak", draws, timing)
     with np.errstate(divide="ignore", invalid="ignore"):
         point = totals[:, 0] / totals[:, 1]
         again = resampled[..., 0] / resampled[..., 1]
@@ -354,10 +376,9 @@ def _time(timing, draws):
     return {"seconds_per_segment": figures}
 
 
-def _anchoring(anchoring, draws, categories):
+def _anchoring(anchoring, resampled, categories):
     """Acceptance rates of correct and incorrect suggestions in the suggestion arm, per category."""
     totals = anchoring.sum(axis=0)  # category, (correct, incorrect), (decided, taken)
-    resampled = np.einsum("rd,dckt->rckt", draws, anchoring)
     with np.errstate(divide="ignore", invalid="ignore"):
         point = totals[..., 1] / totals[..., 0]
         again = resampled[..., 1] / resampled[..., 0]

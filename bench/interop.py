@@ -16,12 +16,12 @@ import random
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.import_bundle import run_measured_cpu  # noqa: E402
 
 WORDS = [
     "the",
@@ -81,17 +81,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--database-url", default="sqlite:////tmp/falte_bench_interop.sqlite3")
+    parser.add_argument("--sizes", help="e.g. 500,2000,8000: the export's memory at each size (flat_export)")
+    parser.add_argument("--formats", default="label-studio,hf,doccano")
+    parser.add_argument("--reference", help="a checkout whose export runs beside this one's, e.g. /work/main")
     args = parser.parse_args()
+    if args.sizes:
+        flat_export(args)
+        return
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     source = out / f"label-studio-{args.tasks}.json"
     write_export(source, args.tasks)
-    if args.database_url.startswith("sqlite:///"):
-        Path(args.database_url.removeprefix("sqlite:///")).unlink(missing_ok=True)
-    env = dict(os.environ, DATABASE_URL=args.database_url, READ_DOT_ENV="0", DEBUG="0",
-               SECRET_KEY="bench-only-key-" + "x" * 40)  # fmt: skip
+    env = fresh_database(args.database_url)
     python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
     size = source.stat().st_size / 1e6
     steps = [
         ("import", ["import_annotations", str(source), "--format", "label-studio", "--slug", "ls-bench"]),
@@ -110,6 +112,76 @@ def main():
     print(
         f"{args.tasks:,} tasks x 3 annotators ({size:.1f} MB); exported twice identical: {'yes' if same else 'NO'}"
     )
+
+
+def run_measured_cpu(command, env, cwd=ROOT):
+    """Run a command in `cwd`; (wall seconds, CPU seconds, peak RSS in MB) of that process alone (wait4)."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(command)}")
+    return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def fresh_database(url):
+    if url.startswith("sqlite:///"):
+        Path(url.removeprefix("sqlite:///")).unlink(missing_ok=True)
+    env = dict(
+        os.environ, DATABASE_URL=url, READ_DOT_ENV="0", DEBUG="0", SECRET_KEY="bench-only-key-" + "x" * 40
+    )
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
+    return env
+
+
+def flat_export(args):
+    """The export's wall, CPU and peak RSS at each size, in each format; with --reference, the same
+    export by another checkout (today's) on the same database, and whether its bytes are the same."""
+    out = ROOT / "bench" / "out"
+    out.mkdir(exist_ok=True)
+    checkouts = [("this", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
+    rows = []
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}")
+    for tasks in [int(size) for size in args.sizes.split(",")]:
+        source = out / f"label-studio-{tasks}.json"
+        write_export(source, tasks)
+        env = fresh_database(args.database_url)
+        importing = [sys.executable, "manage.py", "import_annotations", str(source), "--format", "label-studio",
+                     "--slug", "ls-bench"]  # fmt: skip
+        wall, cpu, peak = run_measured_cpu(importing, env)
+        rows.append((tasks, "import", "label-studio", wall, cpu, peak, ""))
+        for fmt in args.formats.split(","):
+            written = {}
+            for name, checkout in checkouts:
+                target = (
+                    out
+                    / f"flat-{name}-{tasks}.{ {'hf': 'parquet', 'label-studio': 'json'}.get(fmt, 'jsonl') }"
+                )
+                command = [
+                    sys.executable,
+                    "manage.py",
+                    "export_annotations",
+                    "ls-bench",
+                    "--format",
+                    fmt,
+                    str(target),
+                ]
+                wall, cpu, peak = run_measured_cpu(command, env, cwd=checkout)
+                written[name] = target.read_bytes()
+                target.unlink()
+                same = (
+                    ""
+                    if name == "this"
+                    else ("same bytes" if written[name] == written["this"] else "DIFFERENT")
+                )
+                rows.append((tasks, f"export ({name})", fmt, wall, cpu, peak, same))
+                print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print("| tasks | step | format | wall s | CPU s | peak RSS MB | |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for tasks, step, fmt, wall, cpu, peak, same in rows:
+        print(f"| {tasks:,} | {step} | {fmt} | {wall:.1f} | {cpu:.1f} | {peak:.0f} | {same} |")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":

@@ -45,6 +45,12 @@ class EvaluatorsExtension(Extension):
     def report(self, study, progress):
         return report.evaluator_comparison_for(study)
 
+    def report_part(self, study, part):
+        return report.evaluator_comparison_part(study, part)
+
+    def report_from_parts(self, study, tallies, progress):
+        return report.evaluator_comparison_from_parts(study, tallies)
+
     def report_context(self, result):
         return report.comparison_context(result)
 

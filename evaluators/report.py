@@ -9,9 +9,11 @@ the current annotations (the latest result per document).
 """
 
 from annotations.models import Assignment
-from protocols.span.report import span_layout_for, span_study_for
+from protocols.span.report import part_study, span_categories, span_layout_for, span_study_for
 from reports.charts import grouped_bar_chart
 from reports.metrics.spans.evaluators import evaluator_comparison
+from reports.metrics.spans.evaluators.comparison import comparison_from_tallies, comparison_tallies
+from reports.metrics.spans.layout import StudyLayout
 
 from .modes import TRANSLATION
 from .review import reviewed_precision
@@ -35,11 +37,7 @@ def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=
         return translation_comparison_for(study)
     if study.protocol != "span":
         return None
-    model_workers = dict(
-        Assignment.objects.filter(study=study, kind=Assignment.Kind.MODEL, status=Assignment.Status.SUBMITTED)
-        .values_list("worker_id", "worker__external_id")
-        .distinct()
-    )
+    model_workers = _model_workers(study)
     if not model_workers:
         return None
     span_study = span_study_for(study)  # names model annotations by their evaluator's key (pseudonyms_of)
@@ -47,6 +45,35 @@ def evaluator_comparison_for(study, *, seed=SEED, resamples=RESAMPLES, progress=
     figures = evaluator_comparison(
         span_study, seed=seed, resamples=resamples, progress=progress, layout=layout
     )
+    return _with_runs(study, figures, model_workers)
+
+
+def evaluator_comparison_part(study, part):
+    """A span study's part's tallies of the comparison (reports/parts.py), or None when no evaluator
+    has annotated a document of the study (or the study is not a span study)."""
+    if study.protocol != "span" or not _model_workers(study):
+        return None
+    span_study = part_study(study, part)
+    return comparison_tallies(span_study, layout=StudyLayout(span_study.documents))
+
+
+def evaluator_comparison_from_parts(study, tallies, *, seed=SEED, resamples=RESAMPLES):
+    """The comparison from every part's tallies, as evaluator_comparison_for gives it in one pass."""
+    model_workers = _model_workers(study)
+    keys = [category.key for category in span_categories(study)]
+    figures = comparison_from_tallies(tallies, keys, seed=seed, resamples=resamples)
+    return _with_runs(study, figures, model_workers)
+
+
+def _model_workers(study):
+    return dict(
+        Assignment.objects.filter(study=study, kind=Assignment.Kind.MODEL, status=Assignment.Status.SUBMITTED)
+        .values_list("worker_id", "worker__external_id")
+        .distinct()
+    )
+
+
+def _with_runs(study, figures, model_workers):
     figures["runs"] = {key: run_figures(study, key) for key in sorted(model_workers.values())}
     reviewed = reviewed_precision(study)
     if reviewed is not None:

@@ -73,3 +73,17 @@ class Corpus:
     labels: list[str] = field(default_factory=list)
     link_labels: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what was read but not taken, e.g. a cancelled annotation
+
+    def by_document(self):
+        """(document, its annotations) in the order of the documents (as StudyCorpus walks a study)."""
+        of = {}
+        for annotation in self.annotations:
+            of.setdefault(annotation.document, []).append(annotation)
+        for document in self.documents:
+            yield document, of.get(document.id, [])
+
+    def with_documents(self):
+        """(document, annotation) in the order of the annotations."""
+        documents = {document.id: document for document in self.documents}
+        for annotation in self.annotations:
+            yield documents[annotation.document], annotation

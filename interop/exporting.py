@@ -1,19 +1,16 @@
-"""A span study as a corpus, for a format to write: the study's bundle export read back.
+"""A span study as a corpus for a format to write, read from the database a chunk at a time.
 
-Going through the bundle export keeps one answer to "who may see which
-annotator name" (pseudonyms for analysts, bundles/exporting.py) and to which
-assignments leave the platform (submitted ones).
+The records are the study bundle's lines (study_records.py: who may see which annotator
+name and which assignments leave the platform are decided as the bundle decides them). No
+pass holds more than one document position's work: a format's writer walks the corpus
+(StudyCorpus.by_document, .with_documents), and each walk reads the study again.
 """
 
-import json
-import tempfile
-from pathlib import Path
-
-import yaml
-
-from bundles.services import study_export_bundle
+from functools import cached_property
+from itertools import groupby
 
 from . import corpus as c
+from . import study_records
 from .categories import file_label
 from .links import LINK_ANSWER, RELATION_GROUP
 from .segmenting import join_segments, segment_starts
@@ -37,64 +34,129 @@ def study_corpus(study, *, fmt, identities=True):
         raise NotSpans(
             f"study '{study.slug}' is a {study.protocol} study; only span studies can be exported as spans"
         )
-    with tempfile.TemporaryDirectory(prefix="interop-export-") as directory:
-        study_export_bundle(study=study, directory=directory, identities=identities)
-        directory = Path(directory)
-        settings = yaml.safe_load((directory / "study.yaml").read_text(encoding="utf-8"))
-        documents = _jsonl(directory / "documents.jsonl")
-        assignments = _jsonl(directory / "assignments.jsonl")
-    categories = (settings.get("taxonomy") or {}).get("categories") or []
-    label_of = {item["key"]: file_label(item["key"], item["label"]) for item in categories}
-    relation_keys = {item["key"] for item in categories if item.get("group") == RELATION_GROUP}
-    corpus = c.Corpus()
-    starts_of = {}
-    for record in documents:
-        kept = (record.get("meta") or {}).get("interop") or {}
-        segments = record["segments"]
-        separators = kept.get("separators")
-        if not isinstance(separators, list) or len(separators) != len(segments) + 1:
-            separators = ["", *[SEGMENT_SEPARATOR] * (len(segments) - 1), ""]
-        starts_of[record["id"]] = segment_starts(segments, separators)
-        corpus.documents.append(
-            c.Document(
-                id=record["id"],
-                text=join_segments(segments, separators),
-                system=record.get("system", ""),
-                meta=(kept.get("meta") or {}) if kept.get("format") == fmt else {},
-            )  # fmt: skip
+    return StudyCorpus(study, fmt=fmt, identities=identities)
+
+
+class StudyCorpus:
+    """The corpus of a span study (corpus.Corpus's attributes and walks), read again on each walk."""
+
+    def __init__(self, study, *, fmt, identities):
+        self.study, self.fmt, self.identities = study, fmt, identities
+        self.kinds = (*WRITTEN_KINDS, RETEST)
+        categories = study_records.category_items(study)
+        self.label_of = {item["key"]: file_label(item["key"], item["label"]) for item in categories}
+        self.relation_keys = {item["key"] for item in categories if item.get("group") == RELATION_GROUP}
+        # A category that some link was imported into is a relation for its spans made on the platform too.
+        self.relation_keys.update(
+            category
+            for category, answers in study_records.paired_spans(study, self.kinds)
+            if _is_relation({"category": category, "paired": True, "answers": answers})
         )
-    assignments = [
-        record for record in assignments
-        if record.get("document") in starts_of and record.get("kind", c.MAIN) in (*WRITTEN_KINDS, RETEST)
-    ]  # fmt: skip
-    # A retest is written as the annotator's further annotation of the document, of the kind of their
-    # first one (main, gold, model). The bundle lists it after that one (bundles/exporting.py), so
-    # importing the file again gives the same main annotation and retests.
-    first_kind = {}
-    for record in assignments:
-        if record.get("kind", c.MAIN) != RETEST:
-            first_kind.setdefault((record["document"], record["annotator"]), record.get("kind", c.MAIN))
-    # A category that some link was imported into is a relation for its spans made on the platform too.
-    relation_keys.update(
-        item["category"]
-        for record in assignments
-        for item in record.get("annotations", [])
-        if _is_relation(item)
-    )
-    link_labels, region_keys = {}, set()
-    for record in assignments:
-        spans = (item for item in record.get("annotations", []) if not _is_relation(item, relation_keys))
-        region_keys.update(item["category"] for item in spans)
-        annotation = _annotation(record, starts_of[record["document"]], label_of, relation_keys, link_labels)
-        if annotation.kind == RETEST:
-            annotation.kind = first_kind.get((annotation.document, annotation.annotator), c.MAIN)
-        corpus.annotations.append(annotation)
-    # A relation category's label names links, not regions (unless a region of it was made too).
-    corpus.labels = [
-        label for key, label in label_of.items() if key not in relation_keys or key in region_keys
-    ]
-    corpus.link_labels = [label for label in link_labels if label]
-    return corpus
+        self.notes = []
+
+    def describe(self):
+        documents = self.study.documents.count()
+        annotations = self.study.assignments.filter(status="submitted", kind__in=self.kinds).count()
+        return f"{documents} documents, {annotations} annotations"
+
+    @property
+    def documents(self):
+        for documents, _ in self._positions():
+            yield from documents
+
+    @property
+    def annotations(self):
+        for _, annotations in self._positions():
+            yield from annotations
+
+    def by_document(self):
+        """(document, its annotations) in the study's order of documents."""
+        for documents, annotations in self._positions():
+            of = {document.id: [] for document in documents}
+            for annotation in annotations:
+                of[annotation.document].append(annotation)
+            for document in documents:
+                yield document, of[document.id]
+
+    def with_documents(self):
+        """(document, annotation) in the bundle's order of assignments."""
+        for documents, annotations in self._positions():
+            by_id = {document.id: document for document in documents}
+            for annotation in annotations:
+                yield by_id[annotation.document], annotation
+
+    @cached_property
+    def labels(self):
+        """The categories' labels, but a relation category's only when a region of it was made too
+        (its label names links, not regions)."""
+        region_keys = {
+            item["category"]
+            for _, records in study_records.assignment_groups(
+                self.study, self.kinds, identities=self.identities
+            )
+            for record in records
+            for item in record["annotations"]
+            if not _is_relation(item, self.relation_keys)
+        }
+        return [
+            label
+            for key, label in self.label_of.items()
+            if key not in self.relation_keys or key in region_keys
+        ]
+
+    @cached_property
+    def link_labels(self):
+        link_labels = {}
+        for _ in self._positions(link_labels):
+            pass
+        return [label for label in link_labels if label]
+
+    def _positions(self, link_labels=None):
+        """([document], [annotation]) of each document position, in order: the documents and the
+        annotations of their submitted work, read a position (one document in most studies) at a time."""
+        link_labels = {} if link_labels is None else link_labels
+        groups = study_records.assignment_groups(self.study, self.kinds, identities=self.identities)
+        waiting = next(groups, None)
+        for position, documents in groupby(study_records.documents(self.study), key=lambda pair: pair[0]):
+            records = []
+            while waiting is not None and waiting[0] <= position:
+                if waiting[0] == position:
+                    records = waiting[1]
+                waiting = next(groups, None)
+            yield self._position([record for _, record in documents], records, link_labels)
+
+    def _position(self, records, assignments, link_labels):
+        documents, starts_of = [], {}
+        for record in records:
+            kept = (record.get("meta") or {}).get("interop") or {}
+            segments = record["segments"]
+            separators = kept.get("separators")
+            if not isinstance(separators, list) or len(separators) != len(segments) + 1:
+                separators = ["", *[SEGMENT_SEPARATOR] * (len(segments) - 1), ""]
+            starts_of[record["id"]] = segment_starts(segments, separators)
+            documents.append(
+                c.Document(
+                    id=record["id"],
+                    text=join_segments(segments, separators),
+                    system=record.get("system", ""),
+                    meta=(kept.get("meta") or {}) if kept.get("format") == self.fmt else {},
+                )  # fmt: skip
+            )
+        # A retest is written as the annotator's further annotation of the document, of the kind of their
+        # first one (main, gold, model). The bundle lists it after that one (bundles/exporting.py), so
+        # importing the file again gives the same main annotation and retests.
+        first_kind = {}
+        for record in assignments:
+            if record.get("kind", c.MAIN) != RETEST:
+                first_kind.setdefault((record["document"], record["annotator"]), record.get("kind", c.MAIN))
+        annotations = []
+        for record in assignments:
+            starts = starts_of[record["document"]]
+            annotation = _annotation(record, starts, self.label_of, self.relation_keys, link_labels)
+            if annotation.kind == RETEST:
+                annotation.kind = first_kind.get((annotation.document, annotation.annotator), c.MAIN)
+            annotations.append(annotation)
+        return documents, annotations
 
 
 def _is_relation(item, relation_keys=()):
@@ -104,13 +166,6 @@ def _is_relation(item, relation_keys=()):
     if not item.get("paired"):
         return False
     return kept.get("relation") is True if isinstance(kept, dict) else item["category"] in relation_keys
-
-
-def _jsonl(path):
-    if not path.is_file():
-        return []
-    with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 def _annotation(record, starts, label_of, relation_keys, link_labels):

@@ -6,8 +6,9 @@ job. report_compute hands it here:
 
 1. ``fan_out``: one ReportPart row per chunk of documents for this attempt,
    and one part job each, sent as a Celery group once the rows are committed.
-2. ``part_compute`` (any worker): the part's sufficient statistics, stored on
-   its row under the report's row lock; the call whose row completes the set
+2. ``part_compute`` (any worker): the part's sufficient statistics (the
+   protocol's, and those of each extension that computes its section in parts,
+   e.g. the evaluator comparison), stored on its row under the report's row lock; the call whose row completes the set
    sends the merge job. A redelivered part job finds its row done and only
    checks again whether the set is complete.
 3. ``merge`` (one worker): the report from every part's statistics, written
@@ -32,7 +33,7 @@ from kombu.exceptions import OperationalError as BrokerError
 from falte_site.celery import SEND_RETRY_POLICY, task
 from reports.models import Report, ReportPart
 from reports.study_report import study_report_data
-from studies import protocols
+from studies import extensions, protocols
 
 log = logging.getLogger(__name__)
 PART_TASK = "reports.tasks.report_part_task"
@@ -87,7 +88,7 @@ def part_compute(report_id, attempt, number):
     if part.tallies is None:
         Report.objects.filter(pk=report_id).update(heartbeat_at=timezone.now())
         try:
-            tallies = protocols.of(report.study).report_part(report.study, part.spec)
+            tallies = part_tallies(report.study, part.spec)
         except Exception as error:  # the report fails with its reason, as a one-pass report would
             log.exception("report %s part %s failed", report_id, number)
             _fail(report_id, attempt, error)
@@ -109,6 +110,24 @@ def part_compute(report_id, attempt, number):
         # finished part stores nothing, so it sends the merge again only if none was stored before.
         if done == total and (stored or tallies is None):
             transaction.on_commit(lambda: _send_merge(report_id, attempt))
+
+
+def part_tallies(study, spec):
+    """The protocol's tallies of one part, with each extension's (Extension.report_part) under
+    "extensions"; what the part reads from the database is shared by both (study.report_cache)."""
+    study.report_cache = {}
+    try:
+        tallies = protocols.of(study).report_part(study, spec)
+        sections = {}
+        for extension in extensions.registered():
+            section = extension.report_part(study, spec) if extension.report_key else None
+            if section is not None:
+                sections[extension.report_key] = section
+    finally:
+        del study.report_cache
+    if sections:
+        tallies["extensions"] = sections
+    return tallies
 
 
 def _send_merge(report_id, attempt):

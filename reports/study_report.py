@@ -9,7 +9,8 @@ def study_report_data(study, progress=None, parts=None):
     The body is the study protocol's (Protocol.report), then each extension's part under
     its own key (Extension.report, e.g. evaluator_comparison); the header is the same for all.
     `parts`: the tallies of every part of a report computed in parts (reports/parts.py),
-    which the protocol merges into the body instead of reading the study in one pass.
+    which the protocol merges into the body, and an extension that tallied its part in
+    each (Extension.report_part) into its own, instead of reading the study in one pass.
     """
     progress = progress or (lambda fraction: None)
     header = {"study": study.slug, "protocol": study.protocol}
@@ -24,9 +25,15 @@ def study_report_data(study, progress=None, parts=None):
             body = protocol.report_from_parts(study, parts, progress)
         result = {**header, **body}
         for extension in extensions.registered():
-            part = extension.report(study, progress) if extension.report_key else None
-            if part is not None:
-                result[extension.report_key] = part
+            if not extension.report_key:
+                continue
+            tallies = [part.get("extensions", {}).get(extension.report_key) for part in parts or ()]
+            if tallies and all(tally is not None for tally in tallies):
+                section = extension.report_from_parts(study, tallies, progress)
+            else:
+                section = extension.report(study, progress)
+            if section is not None:
+                result[extension.report_key] = section
     finally:
         del study.report_cache
     return result

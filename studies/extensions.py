@@ -51,6 +51,17 @@ class Extension:
         """The report's `report_key` part for `study`, or None when it has none."""
         return None
 
+    # A report computed in parts (reports/parts.py): each part's tallies, then the part from them all.
+    def report_part(self, study, part):
+        """What the part `part` (the protocol's spec, e.g. its documents) adds to the `report_key`
+        part, JSON-ready; None when the extension reads the study whole in the merge (report)."""
+        return None
+
+    def report_from_parts(self, study, tallies, progress):
+        """The `report_key` part from every part's report_part, in study order (the same figures as
+        report gives in one pass)."""
+        return self.report(study, progress)
+
     def report_context(self, result):
         """Template context of the report page's section from the whole report JSON, or None."""
         return None

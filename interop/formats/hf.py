@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from interop.corpus import Corpus
 
 ROW_GROUP = 10_000
+BATCH = 500  # rows turned into Arrow at a time while a row group fills
 SPAN = pa.struct(
     [
         ("id", pa.string()),
@@ -58,16 +59,27 @@ def write(corpus, path):
         "link_labels": json.dumps(corpus.link_labels, ensure_ascii=False),
     }
     schema = SCHEMA.with_metadata(metadata)
-    documents = {document.id: document for document in corpus.documents}
     with pq.ParquetWriter(str(path), schema) as writer:
-        rows = []
-        for annotation in corpus.annotations:
-            rows.append(_row(documents[annotation.document], annotation))
-            if len(rows) == ROW_GROUP:
-                writer.write_table(pa.Table.from_pylist(rows, schema=schema))
-                rows = []
-        if rows or not corpus.annotations:
-            writer.write_table(pa.Table.from_pylist(rows, schema=schema))
+        rows, batches, held, written = [], [], 0, 0
+        for document, annotation in corpus.with_documents():
+            rows.append(_row(document, annotation))
+            if len(rows) == BATCH:  # Arrow holds a row in a fraction of the memory a dict of it takes
+                batches.append(pa.RecordBatch.from_pylist(rows, schema=schema))
+                held, rows = held + len(rows), []
+            if held + len(rows) == ROW_GROUP:
+                written += _write_group(writer, batches, rows, schema)
+                batches, held, rows = [], 0, []
+        if batches or rows or not written:  # a corpus without annotations: a file of no rows, with its schema
+            _write_group(writer, batches, rows, schema)
+
+
+def _write_group(writer, batches, rows, schema):
+    """One row group from the batches and rows held, its columns made contiguous as one table of all
+    its rows would give them, so that the file's pages (and bytes) do not depend on the batches."""
+    batches = [*batches, pa.RecordBatch.from_pylist(rows, schema=schema)]
+    table = pa.Table.from_batches(batches, schema=schema).combine_chunks()
+    writer.write_table(table)
+    return table.num_rows
 
 
 def _row(document, annotation):

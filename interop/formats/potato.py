@@ -30,6 +30,7 @@ from interop.corpus import Annotation, Corpus, Document, Region
 
 from .jsonlines import json_lines, json_type
 from .offsets import CODE_POINTS, Offsets, check_covered_text, region_span
+from .spool import Files
 
 FILE = "annotated_instances.jsonl"
 LABEL_KEYS = ("annotation", "label", "name")
@@ -214,24 +215,21 @@ def write(corpus, path):
     annotated are not written: Potato's output lists annotated instances only.
     """
     path = Path(path)
-    documents = {document.id: document for document in corpus.documents}
     if path.suffix:
         per_user = all(
             a.meta.get("potato", {}).get("shape", "user") == "user" and a.annotator == annotator_from(path)
             for a in corpus.annotations
         )
-        lines = [_line(documents[a.document], a, per_user) for a in corpus.annotations]
-        path.write_text("".join(lines), encoding="utf-8")
+        with open(path, "w", encoding="utf-8") as handle:
+            for document, annotation in corpus.with_documents():
+                handle.write(_line(document, annotation, per_user))
         return
-    files = {}
-    for annotation in corpus.annotations:
-        files.setdefault(annotation.annotator, []).append(
-            _line(documents[annotation.document], annotation, True)
-        )
-    for annotator, lines in files.items():
-        folder = path / (re.sub(r"[^\w.@+-]", "_", annotator).strip(".") or "annotator")
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / FILE).write_text("".join(lines), encoding="utf-8")
+    with Files() as files:
+        for document, annotation in corpus.with_documents():
+            folder = path / (re.sub(r"[^\w.@+-]", "_", annotation.annotator).strip(".") or "annotator")
+            if folder / FILE not in files.started:
+                folder.mkdir(parents=True, exist_ok=True)
+            files.write(folder / FILE, _line(document, annotation, True))
 
 
 def _line(document, annotation, per_user):

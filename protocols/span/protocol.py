@@ -23,7 +23,7 @@ from . import (
     scoring,
     selectors,
 )
-from .assistance.report import assistance_for
+from .assistance.report import assistance_for, assistance_from_parts, assistance_part, is_assisted
 from .assistance.suggestions import shows_suggestions, undecided_before
 from .export_copy import span_arrow_batches, span_csv_copy
 
@@ -109,22 +109,29 @@ class SpanProtocol(Protocol):
         return report.report_parts(study, documents_per_part)
 
     def report_part(self, study, part):
-        return report.part_tallies(study, part)
+        data = report.part_study(study, part)
+        tallies = report.part_tallies(study, part, data)
+        if is_assisted(study):
+            tallies["assistance"] = assistance_part(study, data, part["documents"])
+        return tallies
 
     def report_from_parts(self, study, tallies, progress):
         result = report.figures_from_parts(study, tallies)
         progress(0.5)
-        return self._report_parts_beside_spans(study, result)
+        assisted = [part["assistance"] for part in tallies if "assistance" in part]
+        assistance = assistance_from_parts(study, assisted) if assisted else None
+        return self._report_parts_beside_spans(study, result, assistance=assistance)
 
-    def _report_parts_beside_spans(self, study, result):
-        """Document questions, qualification and assistance: read whole, in one pass."""
+    def _report_parts_beside_spans(self, study, result, assistance=None):
+        """Document questions and qualification: read whole, in one pass; assistance from the
+        parts' tallies when the report was computed in parts (`assistance`), else from the study."""
         questions = document_questions.study_questions(study)
         if questions:
             result["document_questions"] = report.document_questions_for(study, questions)
         qualification = qualification_report(study)
         if qualification is not None:
             result["qualification"] = qualification
-        assistance = assistance_for(study)
+        assistance = assistance if assistance is not None else assistance_for(study)
         if assistance is not None:
             result["assistance"] = assistance
         return result

@@ -66,9 +66,21 @@ def report_parts(study, documents_per_part):
     ]
 
 
-def part_tallies(study, part):
+def part_study(study, part):
+    """The SpanStudy of one part's documents and their work (what every tally of the part reads:
+    loaded once per part, study.report_cache in reports/parts.py)."""
+    cache = getattr(study, "report_cache", None)
+    if cache is not None and "part_study" in cache:
+        return cache["part_study"]
+    loaded = _load_span_study(study, document_ids=part["documents"])
+    if cache is not None:
+        cache["part_study"] = loaded
+    return loaded
+
+
+def part_tallies(study, part, data=None):
     """The span report's tallies of one part's documents, and the workforce agreement's pairs."""
-    data = _load_span_study(study, document_ids=part["documents"])
+    data = part_study(study, part) if data is None else data
     tallies = span_tallies(data, reference_kind=part["reference_kind"])
     tallies["agreement_pairs"] = agreement_pairs(data)
     return tallies
@@ -87,10 +99,10 @@ def figures_from_parts(study, parts):
     cache = getattr(study, "report_cache", None)
     if cache is not None:
         cache["annotator_agreement"] = agreement_from_pairs(pairs)
-    return span_figures(_categories(study), merge_tallies(parts))
+    return span_figures(span_categories(study), merge_tallies(parts))
 
 
-def _categories(study):
+def span_categories(study):
     if not study.taxonomy_id:
         return []
     return [
@@ -103,7 +115,7 @@ def _categories(study):
 
 def _load_span_study(study, document_ids=None):
     """The study as a SpanStudy; with `document_ids`, only those documents and their work."""
-    categories = _categories(study)
+    categories = span_categories(study)
     documents = {}
     chosen = study.documents.all() if document_ids is None else study.documents.filter(id__in=document_ids)
     for pk, external_id, system, input_id in chosen.order_by("position", "id").values_list(

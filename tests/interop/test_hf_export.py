@@ -119,3 +119,18 @@ def test_reading_is_refused_as_a_problem():
     assert [str(p) for p in problems.items] == [
         "corpus.parquet:0: the Hugging Face (Parquet) format is export only: it cannot be imported"
     ]
+
+
+def test_rows_held_as_arrow_batches_write_the_bytes_of_whole_row_groups(tmp_path, monkeypatch):
+    many = corpus()
+    for number in range(20):
+        many.annotations.append(
+            Annotation(document="d1", annotator=f"w{number}", regions=[Region(number % 5, 7, "LOC", id="r1")])
+        )
+    monkeypatch.setattr(hf, "ROW_GROUP", 7)
+    monkeypatch.setattr(hf, "BATCH", 10**9)  # every row group made from its rows at once
+    hf.write(many, tmp_path / "whole.parquet")
+    monkeypatch.setattr(hf, "BATCH", 3)  # rows turned into Arrow three at a time
+    hf.write(many, tmp_path / "batched.parquet")
+    assert (tmp_path / "batched.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+    assert pq.ParquetFile(tmp_path / "batched.parquet").metadata.num_row_groups == 4  # 23 rows, 7 a group

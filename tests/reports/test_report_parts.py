@@ -6,19 +6,33 @@ parted report through report_request (jobs in-process, as on the embedded
 default) and the job bodies one by one, redelivered, superseded and failing.
 """
 
+import json
 import random
+from dataclasses import replace
 
 import pytest
 
 from bundles.services import study_import_bundle
+from protocols.span import report as span_report_module
 from reports import parts
 from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
+from reports.metrics.spans import assistance as assistance_metrics
+from reports.metrics.spans.assistance import (
+    Decision,
+    SuggestedSpan,
+    assistance_from_tallies,
+    assistance_report,
+    assistance_tallies,
+)
+from reports.metrics.spans.evaluators import evaluator_comparison
+from reports.metrics.spans.evaluators.comparison import comparison_from_tallies, comparison_tallies
 from reports.metrics.spans.report import span_figures
 from reports.metrics.spans.tallies import merge_tallies, reference_kind_of, span_tallies
 from reports.models import Report, ReportPart
 from reports.services import report_compute, report_request
 from reports.study_report import study_report_data
 from tests.reports.span_bundle import write_span_bundle
+from tests.reports.test_evaluator_metrics import random_study as evaluators_study
 
 CATEGORIES = [
     SpanCategory("CharE", "coherence"),
@@ -108,6 +122,78 @@ def test_merging_adds_what_the_parts_counted():
     )
     with pytest.raises(ValueError):
         merge_tallies([tallies(first), {**tallies(second), "reference_kind": "gold"}])
+
+
+def assisted(study, rng):
+    """The study's people in two arms, with suggestions on its documents and the suggestion arm's decisions."""
+    people = [replace(a, arm=rng.choice(["suggestions", "control"])) if a.kind == "main" else a
+              for a in study.annotations]  # fmt: skip
+    suggestions, decisions = [], []
+    for document in study.documents:
+        for key in range(rng.randint(0, 3)):
+            segment = rng.randrange(len(document.segments))
+            start = rng.randrange(len(document.segments[segment]))
+            end = rng.randint(start + 1, len(document.segments[segment]))
+            suggestions.append(
+                SuggestedSpan(document.id, key, rng.choice(CATEGORIES).key, segment, start, end)
+            )
+            for annotation in people:
+                if annotation.document == document.id and annotation.arm == "suggestions":
+                    decisions.append(Decision(document.id, annotation.annotator, key,
+                                              rng.choice(["accept", "reject", "change"]), rng.uniform(0, 30)))  # fmt: skip
+    return SpanStudy(study.documents, study.categories, people), suggestions, decisions
+
+
+def assistance_in_parts(study, suggestions, decisions, bounds):
+    """The assistance part from the tallies of chunks of documents, each through JSON as a part stores it."""
+    tallies = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        ids = {document.id for document in study.documents[start:end]}
+        part = SpanStudy(
+            study.documents[start:end], study.categories, [a for a in study.annotations if a.document in ids]
+        )
+        counted = assistance_tallies(part, [s for s in suggestions if s.document in ids],
+                                     [d for d in decisions if d.document in ids])  # fmt: skip
+        tallies.append(json.loads(json.dumps(counted)))
+    return assistance_from_tallies(tallies, [category.key for category in study.categories], resamples=200)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_assistance_part_from_any_split_equals_the_one_pass_one_bit_for_bit(seed):
+    rng = random.Random(seed)
+    study, suggestions, decisions = assisted(
+        random_study(rng, documents=rng.randint(4, 20), gold=seed % 2 == 0), rng
+    )
+    whole = assistance_report(study, suggestions, decisions, resamples=200)
+    count = len(study.documents)
+    assert whole["documents"] > 0
+    assert assistance_in_parts(study, suggestions, decisions, list(range(count + 1))) == whole
+    cuts = sorted(rng.sample(range(1, count), rng.randint(1, count - 1)))
+    assert assistance_in_parts(study, suggestions, decisions, [0, *cuts, count]) == whole
+
+
+def comparison_in_parts(study, bounds):
+    """The evaluator comparison from the tallies of chunks of documents, each through JSON."""
+    tallies = []
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        ids = {document.id for document in study.documents[start:end]}
+        part = SpanStudy(
+            study.documents[start:end], study.categories, [a for a in study.annotations if a.document in ids]
+        )
+        tallies.append(json.loads(json.dumps(comparison_tallies(part))))
+    return comparison_from_tallies(tallies, [category.key for category in study.categories], resamples=200)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_evaluator_comparison_from_any_split_equals_the_one_pass_one_bit_for_bit(seed):
+    rng = random.Random(seed)
+    study = evaluators_study(seed, documents=rng.randint(4, 16))
+    whole = evaluator_comparison(study, resamples=200)
+    count = len(study.documents)
+    assert whole["evaluators"] == ["llm-a", "quiet"]
+    assert comparison_in_parts(study, list(range(count + 1))) == whole
+    cuts = sorted(rng.sample(range(1, count), rng.randint(1, count - 1)))
+    assert comparison_in_parts(study, [0, *cuts, count]) == whole
 
 
 # The database half: the report of an imported study, computed in parts of 2 documents.
@@ -236,3 +322,48 @@ def test_two_deliveries_of_the_last_part_at_once_send_one_merge(parted_study, mo
     monkeypatch.setattr(protocol, "report_part", slow_part)
     parts.part_compute(*jobs[-1])
     assert merges == [1], "the delivery that found its part stored by the twin must not send a merge"
+
+
+# The parts beside the span figures: the assistance report and the evaluator comparison.
+
+
+@pytest.fixture
+def assisted_study(eager_celery, tmp_path, researcher, settings):
+    settings.REPORT_PART_DOCUMENTS = 2
+    bundle = write_span_bundle(tmp_path / "assisted", slug="assisted", documents=7, segments=3, spans=4,
+                               annotators=5, assisted=True, evaluators=2, seed=4)  # fmt: skip
+    return study_import_bundle(directory=bundle, user=researcher).study
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_assistance_report_and_the_evaluator_comparison_from_parts_equal_the_one_pass_ones(
+    assisted_study, settings, monkeypatch
+):
+    loaded = []
+    load = span_report_module._load_span_study
+
+    def counted(study, document_ids=None):
+        loaded.append(None if document_ids is None else len(document_ids))
+        return load(study, document_ids=document_ids)
+
+    monkeypatch.setattr(span_report_module, "_load_span_study", counted)
+    report, _ = report_request(study=assisted_study)
+    report.refresh_from_db()
+    # Each part's documents are read once, for every tally of the part; nothing reads the whole study.
+    assert loaded == [2, 2, 2, 1]
+    assert report.status == Report.Status.DONE, report.error
+    expected = one_pass(assisted_study, settings)
+    assert expected["assistance"]["documents"] == 7 and expected["assistance"]["decisions"]["accept"] > 0
+    assert expected["evaluator_comparison"]["evaluators"] == ["llm0", "llm1"]
+    assert report.result["assistance"] == expected["assistance"]
+    assert report.result["evaluator_comparison"] == expected["evaluator_comparison"]
+    assert report.result == expected
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_assistance_resamples_drawn_a_block_at_a_time_give_the_same_intervals(seed, monkeypatch):
+    rng = random.Random(seed)
+    study, suggestions, decisions = assisted(random_study(rng, documents=rng.randint(6, 20)), rng)
+    whole = assistance_report(study, suggestions, decisions, resamples=200)
+    monkeypatch.setattr(assistance_metrics, "DRAWS_PER_BLOCK", 25)  # a few resamples per block
+    assert assistance_report(study, suggestions, decisions, resamples=200) == whole

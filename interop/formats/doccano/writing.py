@@ -5,6 +5,7 @@ from pathlib import Path
 
 from ..jsonlines import dump_line
 from ..offsets import UTF16, Offsets, unit_named
+from ..spool import Files
 from .reading import WHOLE_PROJECT, annotator_from
 
 
@@ -13,42 +14,63 @@ def write(corpus, path, *, offsets=UTF16):
 
     Each annotation is written in the shape it was read in (entities and relations
     when it was not read from doccano); a document nobody labelled is written once,
-    with no labels.
+    with no labels, after the labelled ones. Lines are written as the corpus is walked.
     """
     path, offsets = Path(path), unit_named(offsets) or UTF16
-    documents = {document.id: document for document in corpus.documents}
     if path.suffix:
-        records = _records(corpus.annotations, documents, path, offsets)
-        labelled = {annotation.document for annotation in corpus.annotations}
-        records += [_unlabelled(d) for d in corpus.documents if d.id not in labelled]
-        path.write_text("".join(dump_line(record) for record in records), encoding="utf-8")
+        with open(path, "w", encoding="utf-8") as handle:
+            lines = _Lines(handle.write, path, offsets)
+            for document, annotation in corpus.with_documents():
+                lines.add(document, annotation)
+            lines.finish()
+            for document, annotations in corpus.by_document():
+                if not annotations:
+                    handle.write(dump_line(_unlabelled(document)))
         return
     path.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for annotation in corpus.annotations:
-        files.setdefault(path / f"{_file_stem(annotation.annotator)}.jsonl", []).append(annotation)
-    for file, annotations in files.items():
-        records = _records(annotations, documents, file, offsets)
-        file.write_text("".join(dump_line(record) for record in records), encoding="utf-8")
+    with Files() as files:
+        writers = {}
+        for document, annotation in corpus.with_documents():
+            file = path / f"{_file_stem(annotation.annotator)}.jsonl"
+            if file not in writers:
+                writers[file] = _Lines(lambda text, file=file: files.write(file, text), file, offsets)
+            writers[file].add(document, annotation)
+        for lines in writers.values():
+            lines.finish()
 
 
-def _records(annotations, documents, file, unit):
-    """A line per annotation, but one per document for doccano 1.x's "annotations" (all users')."""
-    records, shared = [], {}
-    for annotation in annotations:
-        document = documents[annotation.document]
+class _Lines:
+    """A file's lines: one per annotation, but one per document for doccano 1.x's "annotations"
+    (all users'), which later annotations of its document add to. A line is written when it is
+    made, unless such a shared line waits before it (then the rest waits until finish)."""
+
+    def __init__(self, write, file, unit):
+        self.write, self.file, self.unit = write, file, unit
+        self.waiting, self.shared = [], {}
+
+    def add(self, document, annotation):
         if annotation.meta.get("doccano", {}).get("shape") != "annotations":
-            records.append(_line(document, annotation, file, unit))
-        elif document.id in shared:
-            shared[document.id]["annotations"].extend(_entries(document, annotation, unit))
+            self._put(_line(document, annotation, self.file, self.unit))
+        elif document.id in self.shared:
+            self.shared[document.id]["annotations"].extend(_entries(document, annotation, self.unit))
         else:
-            shared[document.id] = _line(document, annotation, file, unit)
-            records.append(shared[document.id])
-    for record in shared.values():
-        record["annotations"] = [
-            entry for _, entry in sorted(record["annotations"], key=lambda pair: pair[0])
-        ]
-    return records
+            self.shared[document.id] = _line(document, annotation, self.file, self.unit)
+            self.waiting.append(self.shared[document.id])
+
+    def _put(self, record):
+        if self.waiting:
+            self.waiting.append(record)
+        else:
+            self.write(dump_line(record))
+
+    def finish(self):
+        for record in self.shared.values():
+            record["annotations"] = [
+                entry for _, entry in sorted(record["annotations"], key=lambda pair: pair[0])
+            ]
+        for record in self.waiting:
+            self.write(dump_line(record))
+        self.waiting, self.shared = [], {}
 
 
 def _file_stem(annotator):

@@ -2,6 +2,8 @@
 
 import json
 import re
+import shutil
+import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -9,6 +11,7 @@ from interop.corpus import MODEL
 
 from ..jsonlines import dump_line
 from ..offsets import CODE_POINTS, UTF16, Offsets
+from ..spool import Files
 from .reading import CROWDSOURCING, DEFAULT_FILE, EXTERNAL, category_names
 
 COLORS = ["rgb(214, 39, 40)", "rgb(148, 103, 189)", "rgb(230, 171, 2)", "rgb(102, 102, 102)", "rgb(31, 119, 180)",
@@ -27,7 +30,6 @@ def write(corpus, path):
     record is an annotator's work.
     """
     path = Path(path)
-    documents = {document.id: document for document in corpus.documents}
     campaign = next(
         (
             a.meta["factgenie"]["campaign"]
@@ -40,21 +42,32 @@ def write(corpus, path):
         campaign = _new_campaign(corpus, path)
     categories = category_names(campaign.get("config", {}).get("annotation_span_categories")) or []
     unit = UTF16 if campaign.get("mode") == CROWDSOURCING else CODE_POINTS
-    files = {}
-    for annotation in corpus.annotations:
-        factgenie = annotation.meta.get("factgenie", {})
-        record_file = factgenie.get("file", DEFAULT_FILE)
-        record_unit = factgenie.get("offsets", unit)  # e.g. a crowdsourcing record outside its campaign
-        files.setdefault(record_file, []).append(
-            _record(documents[annotation.document], annotation, categories, record_unit)
-        )
-    if path.suffix == ".jsonl":
-        path.write_text("".join(line for lines in files.values() for line in lines), encoding="utf-8")
+    if path.suffix == ".jsonl":  # each record file's lines together, in the order of their first
+        with tempfile.TemporaryDirectory(prefix="factgenie-") as spooled:
+            spooled_as = {}
+            with Files() as files:
+                for record_file, line in _lines(corpus, categories, unit):
+                    if record_file not in spooled_as:
+                        spooled_as[record_file] = Path(spooled) / f"{len(spooled_as)}.jsonl"
+                    files.write(spooled_as[record_file], line)
+            with open(path, "wb") as handle:
+                for spool in spooled_as.values():
+                    with open(spool, "rb") as lines:
+                        shutil.copyfileobj(lines, handle)
         return
     (path / "files").mkdir(parents=True, exist_ok=True)
     (path / "metadata.json").write_text(json.dumps(campaign, indent=4, ensure_ascii=False), encoding="utf-8")
-    for record_file, lines in files.items():
-        (path / "files" / Path(record_file).name).write_text("".join(lines), encoding="utf-8")
+    with Files() as files:
+        for record_file, line in _lines(corpus, categories, unit):
+            files.write(path / "files" / Path(record_file).name, line)
+
+
+def _lines(corpus, categories, unit):
+    """(record file, its line) for each annotation, in the corpus's order."""
+    for document, annotation in corpus.with_documents():
+        factgenie = annotation.meta.get("factgenie", {})
+        record_unit = factgenie.get("offsets", unit)  # e.g. a crowdsourcing record outside its campaign
+        yield factgenie.get("file", DEFAULT_FILE), _record(document, annotation, categories, record_unit)
 
 
 def _new_campaign(corpus, path):

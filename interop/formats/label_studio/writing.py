@@ -8,34 +8,43 @@ DEFAULT_FROM_NAME, DEFAULT_TO_NAME = "label", "text"
 
 
 def write(corpus, path):
-    """The corpus as a Label Studio JSON export (offsets in code points)."""
-    by_document = {}
-    for annotation in corpus.annotations:
-        by_document.setdefault(annotation.document, []).append(annotation)
-    tasks, next_id = [], 1
-    for position, document in enumerate(corpus.documents, start=1):
-        kept = document.meta or {}
-        field = kept.get("text_field", "text")
-        task = {"id": kept.get("id", position), "data": {field: document.text, **(kept.get("data") or {})}}
-        if kept.get("meta"):
-            task["meta"] = kept["meta"]
-        names = (kept.get("from_name", DEFAULT_FROM_NAME), kept.get("to_name", DEFAULT_TO_NAME))
-        task["annotations"], task["predictions"] = [], []
-        for annotation in by_document.get(document.id, []):
-            results = _written_results(annotation, names)
-            if annotation.kind == MODEL:
-                task["predictions"].append({"model_version": annotation.annotator, "result": results})
-                continue
-            task["annotations"].append({
-                "id": next_id, "completed_by": int(annotation.annotator) if annotation.annotator.isdigit()
-                else annotation.annotator, "result": results, "was_cancelled": False,
-                "ground_truth": annotation.kind == GOLD, "lead_time": annotation.seconds,
-            })  # fmt: skip
-            next_id += 1
-        tasks.append(task)
+    """The corpus as a Label Studio JSON export (offsets in code points), a task at a time.
+
+    The bytes are those of json.dump(tasks, indent=2): each task is dumped alone and indented
+    one level (a newline inside a JSON string is written as the two characters \\n, so every
+    newline of a dumped task is one of its layout's).
+    """
+    next_id, written = 1, 0
     with open(path, "w", encoding="utf-8") as handle:
-        json.dump(tasks, handle, ensure_ascii=False, indent=2)
-        handle.write("\n")
+        handle.write("[")
+        for position, (document, annotations) in enumerate(corpus.by_document(), start=1):
+            task, next_id = _task(position, document, annotations, next_id)
+            handle.write(",\n  " if written else "\n  ")
+            handle.write(json.dumps(task, ensure_ascii=False, indent=2).replace("\n", "\n  "))
+            written += 1
+        handle.write("\n]\n" if written else "]\n")
+
+
+def _task(position, document, annotations, next_id):
+    kept = document.meta or {}
+    field = kept.get("text_field", "text")
+    task = {"id": kept.get("id", position), "data": {field: document.text, **(kept.get("data") or {})}}
+    if kept.get("meta"):
+        task["meta"] = kept["meta"]
+    names = (kept.get("from_name", DEFAULT_FROM_NAME), kept.get("to_name", DEFAULT_TO_NAME))
+    task["annotations"], task["predictions"] = [], []
+    for annotation in annotations:
+        results = _written_results(annotation, names)
+        if annotation.kind == MODEL:
+            task["predictions"].append({"model_version": annotation.annotator, "result": results})
+            continue
+        task["annotations"].append({
+            "id": next_id, "completed_by": int(annotation.annotator) if annotation.annotator.isdigit()
+            else annotation.annotator, "result": results, "was_cancelled": False,
+            "ground_truth": annotation.kind == GOLD, "lead_time": annotation.seconds,
+        })  # fmt: skip
+        next_id += 1
+    return task, next_id
 
 
 def _written_results(annotation, names):

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from interop.exporting import NotSpans
-from interop.formats.registry import TRANSLATION, FormatUnavailable, names
+from interop.formats.registry import FormatUnavailable, names
 from interop.mqm import NotErrorSpans
 from interop.services import study_export_annotations
 from studies.models import Study
@@ -30,10 +30,4 @@ class Command(BaseCommand):
             corpus = study_export_annotations(study=study, fmt=fmt, path=out, identities=not pseudonyms)
         except (FormatUnavailable, NotSpans, NotErrorSpans) as refused:
             raise CommandError(str(refused)) from None
-        if fmt in TRANSLATION:
-            self.stdout.write(f"exported {slug} as {fmt} to {out}: {corpus.describe()}")
-            return
-        self.stdout.write(
-            f"exported {slug} as {fmt} to {out}: {len(corpus.documents)} documents, "
-            f"{len(corpus.annotations)} annotations"
-        )
+        self.stdout.write(f"exported {slug} as {fmt} to {out}: {corpus.describe()}")

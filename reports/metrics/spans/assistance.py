@@ -91,6 +91,21 @@ def _majority(marks):
 
 def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
     """The report's `assistance` part from a SpanStudy whose annotations carry their arm."""
+    return assistance_from_tallies(
+        [assistance_tallies(study, suggestions, decisions)],
+        [category.key for category in study.categories],
+        seed=seed,
+        resamples=resamples,
+    )
+
+
+def assistance_tallies(study, suggestions, decisions):
+    """What `study` (all of a study, or some of its documents with their work, suggestions and
+    decisions) adds to the `assistance` part: counts per document and totals, JSON-ready.
+
+    Every figure of the part is a sum of these over documents, so the tallies of a study's parts,
+    merged in study order by assistance_from_tallies, give the one-pass figures bit for bit.
+    """
     tokens = _Tokens(study.documents)
     categories = [category.key for category in study.categories]
     documents = [document.id for document in study.documents]
@@ -161,36 +176,84 @@ def assistance_report(study, suggestions, decisions, *, seed=0, resamples=1000):
         for column in (c, columns - 1):
             if column is not None:
                 anchoring[index[suggestion.document], column, 0 if correct else 1] += (1, taken)
-
-    draws = _resample_weights(len(used), seed, resamples)
-    result = {
-        "documents": len(used),
-        "references": {
-            "gold": reference_kinds["gold"],
-            "other_arm_majority": reference_kinds["other_arm_majority"],
-        },
+    return {
+        "categories": categories,
+        "per_document": {
+            "scored": scored.tolist(),
+            "timing": timing.tolist(),
+            "anchoring": anchoring.tolist(),
+            "coincidences": coincidences.tolist(),
+        },  # fmt: skip
+        "references": {kind: reference_kinds[kind] for kind in ("gold", "other_arm_majority")},
         "arms": {arm: _arm_counts(people, used, arm) for arm in ARMS},
+        "actions": {action: actions[action] for action in ACTIONS},
+        "unjudged": unjudged,
+        "seconds": seconds,
+    }
+
+
+# The axis of each per-document array along which documents run.
+DOCUMENT_AXIS = {"scored": 1, "timing": 1, "anchoring": 0, "coincidences": 1}
+
+
+def assistance_from_tallies(parts, categories, *, seed=0, resamples=1000):
+    """The `assistance` part from the tallies of a study's parts (assistance_tallies), in study order."""
+    columns = len(categories) + 1
+    empty = {
+        "scored": (2, 0, columns, 3), "timing": (2, 0, 2),
+        "anchoring": (0, columns, 2, 2), "coincidences": (2, 0, len(categories), 3),
+    }  # fmt: skip
+    arrays = {
+        name: np.concatenate(
+            [np.zeros(shape)] + [np.array(part["per_document"][name]).reshape(_shaped(shape, part, name))
+                                 for part in parts],
+            axis=DOCUMENT_AXIS[name],
+        )
+        for name, shape in empty.items()
+    }  # fmt: skip
+    used = arrays["timing"].shape[1]
+    seconds = [value for part in parts for value in part["seconds"]]
+    resampled = _resampled(arrays, used, seed, resamples)
+    arms = {}
+    for arm in ARMS:
+        annotators = set().union(*(part["arms"][arm]["annotators"] for part in parts))
+        arms[arm] = {
+            "annotators": len(annotators),
+            "assignments": sum(part["arms"][arm]["assignments"] for part in parts),
+            "documents": sum(part["arms"][arm]["documents"] for part in parts),
+        }
+    return {
+        "documents": used,
+        "references": {
+            kind: sum(part["references"][kind] for part in parts) for kind in ("gold", "other_arm_majority")
+        },
+        "arms": arms,
         "correct_rule": CORRECT_RULE,
         "seed": seed,
         "resamples": resamples,
-        "scores": _scores(scored, draws, categories),
-        "agreement": _agreement(coincidences, draws, categories),
-        "time": _time(timing, draws),
-        "anchoring": _anchoring(anchoring, draws, categories),
+        "scores": _scores(arrays["scored"], resampled["scored"], categories),
+        "agreement": _agreement(arrays["coincidences"], resampled["coincidences"], categories),
+        "time": _time(arrays["timing"], resampled["timing"]),
+        "anchoring": _anchoring(arrays["anchoring"], resampled["anchoring"], categories),
         "decisions": {
-            **{action: actions[action] for action in ACTIONS},
-            "unjudged": unjudged,
+            **{action: sum(part["actions"][action] for part in parts) for action in ACTIONS},
+            "unjudged": sum(part["unjudged"] for part in parts),
             "seconds_mean": mean(seconds) if seconds else None,
             "seconds_median": median(seconds) if seconds else None,
         },
     }
-    return result
+
+
+def _shaped(shape, part, name):
+    """The shape of a part's array (its documents along the document axis; an empty list has none)."""
+    documents = len(part["per_document"]["timing"][0])
+    return tuple(documents if axis == DOCUMENT_AXIS[name] else size for axis, size in enumerate(shape))
 
 
 def _arm_counts(people, used, arm):
     annotations = [a for document in used for a in people[(document, arm)]]
     return {
-        "annotators": len({a.annotator for a in annotations}),
+        "annotators": sorted({a.annotator for a in annotations}),  # counted once the parts are merged
         "assignments": len(annotations),
         "documents": sum(1 for document in used if people[(document, arm)]),
     }
@@ -214,11 +277,35 @@ def _coincidence_sums(units, marks):
     return (float(coders * units), float(marked), disagreeing)
 
 
-def _resample_weights(documents, seed, resamples):
-    """How often each document is drawn in each resample (resamples x documents)."""
-    if documents < 2 or not resamples:
-        return np.zeros((0, documents))
-    rng = np.random.default_rng(seed)
+# Resamples x documents drawn at once: the draws' memory stays that of a block whatever the study's size.
+DRAWS_PER_BLOCK = 1 << 20
+# How each per-document array is summed over a resample's draws (weights: resample x document).
+RESAMPLED = {
+    "scored": "rd,adck->rack", "coincidences": "rd,adck->rack",
+    "timing": "rd,adk->rak", "anchoring": "rd,dckt->rckt",
+}  # fmt: skip
+
+
+def _resampled(arrays, documents, seed, resamples):
+    """Each per-document array summed over every resample's draw of documents (resample first)."""
+    blocks = [np.zeros((0, documents))]
+    if documents >= 2 and resamples:
+        rng = np.random.default_rng(seed)
+        step = max(1, DRAWS_PER_BLOCK // documents)
+        # Drawn a block of resamples after another: numpy's generator gives the rows of one
+        # (resamples x documents) draw in the same order either way.
+        blocks = (
+            _weights(rng, documents, min(step, resamples - start)) for start in range(0, resamples, step)
+        )
+    sums = {name: [] for name in RESAMPLED}
+    for weights in blocks:
+        for name, subscripts in RESAMPLED.items():
+            sums[name].append(np.einsum(subscripts, weights, arrays[name]))
+    return {name: np.concatenate(blocks) for name, blocks in sums.items()}
+
+
+def _weights(rng, documents, resamples):
+    """How often each document is drawn in each of `resamples` resamples (resamples x documents)."""
     drawn = rng.integers(0, documents, size=(resamples, documents))
     return np.stack([np.bincount(row, minlength=documents) for row in drawn]).astype(np.float64)
 
@@ -236,9 +323,8 @@ def _interval(point, resampled):
     return _figure(point, low, high)
 
 
-def _scores(scored, draws, categories):
+def _scores(scored, resampled, categories):
     totals = scored.sum(axis=1)  # arm, category, 3
-    resampled = np.einsum("rd,adck->rack", draws, scored)
     point = np.stack(ratios(totals[..., 0], totals[..., 1], totals[..., 2]), axis=-1)  # arm, category, 3
     again = np.stack(ratios(resampled[..., 0], resampled[..., 1], resampled[..., 2]), axis=-1)
     names = ("precision", "recall", "f1")
@@ -265,10 +351,10 @@ def _alphas(sums):
         return np.where((n1 > 0) & (n - n1 > 0), 1 - (n - 1) * o01 / (n1 * (n - n1)), np.nan)
 
 
-def _agreement(coincidences, draws, categories):
+def _agreement(coincidences, resampled, categories):
     """Token alpha within each arm, per category, and the difference of the arms."""
     point = _alphas(coincidences.sum(axis=1))  # arm, category
-    again = _alphas(np.einsum("rd,adck->rack", draws, coincidences))  # resample, arm, category
+    again = _alphas(resampled)  # resample, arm, category
     return [
         {
             "category": category,
@@ -279,10 +365,9 @@ def _agreement(coincidences, draws, categories):
     ]
 
 
-def _time(timing, draws):
+def _time(timing, resampled):
     """Mean active seconds per segment of each arm's assignments, and the difference."""
     totals = timing.sum(axis=1)
-    resampled = np.einsum("rd,adk->rak", draws, timing)
     with np.errstate(divide="ignore", invalid="ignore"):
         point = totals[:, 0] / totals[:, 1]
         again = resampled[..., 0] / resampled[..., 1]
@@ -291,10 +376,9 @@ def _time(timing, draws):
     return {"seconds_per_segment": figures}
 
 
-def _anchoring(anchoring, draws, categories):
+def _anchoring(anchoring, resampled, categories):
     """Acceptance rates of correct and incorrect suggestions in the suggestion arm, per category."""
     totals = anchoring.sum(axis=0)  # category, (correct, incorrect), (decided, taken)
-    resampled = np.einsum("rd,dckt->rckt", draws, anchoring)
     with np.errstate(divide="ignore", invalid="ignore"):
         point = totals[..., 1] / totals[..., 0]
         again = resampled[..., 1] / resampled[..., 0]

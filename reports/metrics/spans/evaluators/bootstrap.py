@@ -6,7 +6,7 @@ from .scores import ratios
 from .terms import SCORED
 
 # Bootstrap draws held in memory at once (resamples x documents).
-_DRAWS_PER_BLOCK = 1 << 22  # keeps int32 draw numbers well inside range
+_DRAWS_PER_BLOCK = 1 << 20  # keeps int32 draw numbers well inside range, and the memory flat
 
 
 def bootstrap_bounds(rng, counts, references, resamples):

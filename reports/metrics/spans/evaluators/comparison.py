@@ -6,7 +6,7 @@ from reports.metrics.spans.data import GOLD, MAIN
 from reports.metrics.spans.layout import StudyLayout
 
 from .bootstrap import bootstrap_bounds
-from .one_more import one_more_annotator
+from .one_more import one_more_figures, one_more_tallies
 from .scores import evaluator_figures
 from .spans import SpanArrays, character_union, line_ranges, person_ranges, shared_ranges
 from .sweep import Sweep, tallies
@@ -25,6 +25,21 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None, layout
         raise ValueError(f"resamples must be 0 or more, not {resamples}")
     notify = progress or (lambda fraction: None)
     notify(0.0)
+    tallies = comparison_tallies(study, layout=layout)
+    notify(0.7)
+    keys = [category.key for category in study.categories]
+    result = comparison_from_tallies([tallies], keys, seed=seed, resamples=resamples)
+    notify(1.0)
+    return result
+
+
+def comparison_tallies(study, *, layout=None):
+    """What ``study`` (all of a study, or some of its documents with their work) adds to the
+    comparison: per document counts, and one more annotator's histograms; JSON-ready.
+
+    Every figure is a sum of these over documents, so the tallies of a study's parts, merged
+    in study order by comparison_from_tallies, give the one-pass figures bit for bit.
+    """
     layout = layout or StudyLayout(study.documents)
     keys = [category.key for category in study.categories]
     numbers = {key: number for number, key in enumerate(keys)}
@@ -36,7 +51,6 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None, layout
     model_evaluators = _numbered([annotation.annotator for annotation in models], evaluators)
     span_evaluators = model_evaluators[model_spans.owners]
     evaluator_spans = [model_spans.part(mask) for mask in _masks(span_evaluators, len(evaluators))]
-    notify(0.3)
 
     documents = len(study.documents)
     coders = np.bincount(people_spans.documents, minlength=documents)
@@ -59,11 +73,11 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None, layout
         (len(REFERENCES), len(evaluators), len(LEVELS), len(keys), 3, documents), dtype=np.int64
     )
     counts[:, :, 0] = tallies(token_sweep, len(evaluators))[0]
-    one_more = one_more_annotator(
+    people_names = sorted({annotation.annotator for annotation in people})
+    one_more = one_more_tallies(
         token_sweep, people_ranges, coders, compared[1], tokens.per_document(), people_spans.documents,
-        _numbered([annotation.annotator for annotation in people]),
+        _numbered([annotation.annotator for annotation in people], people_names), people_names,
     )  # fmt: skip
-    notify(0.6)
 
     sentences = layout.sentences
     channels = [person_ranges(sentences, people_spans)[1:], line_ranges(sentences, gold_spans.part())]
@@ -78,16 +92,64 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None, layout
     # An evaluator is only compared on documents that it and the reference both cover.
     counts *= compared[:, :, None, None, None, :]
     overlapping *= compared[:, :, None, :]
-    notify(0.7)
+    return {
+        "evaluators": evaluators,
+        "coders": coders.tolist(),
+        "gold_documents": gold_documents.tolist(),
+        "has_evaluator": has_evaluator.tolist(),
+        "spans": [
+            int(np.count_nonzero(span_evaluators == evaluator)) for evaluator in range(len(evaluators))
+        ],
+        "counts": counts.tolist(),
+        "overlapping": overlapping.tolist(),
+        "one_more": one_more,
+    }
 
+
+def comparison_from_tallies(parts, keys, *, seed=0, resamples=1000):
+    """The comparison from the tallies of a study's parts (comparison_tallies), in study order."""
+    evaluators = sorted({name for part in parts for name in part["evaluators"]})
+    coders = np.concatenate(
+        [np.zeros(0, dtype=np.int64)] + [np.array(part["coders"], dtype=np.int64) for part in parts]
+    )
+    documents, spans = len(coders), np.zeros(len(evaluators), dtype=np.int64)
+    gold_documents = np.concatenate(
+        [np.zeros(0, dtype=bool)] + [np.array(part["gold_documents"], dtype=bool) for part in parts]
+    )
+    has_evaluator = np.zeros((len(evaluators), documents), dtype=bool)
+    counts = np.zeros(
+        (len(REFERENCES), len(evaluators), len(LEVELS), len(keys), 3, documents), dtype=np.int64
+    )
+    overlapping = np.zeros((len(REFERENCES), len(evaluators), len(keys), documents), dtype=np.int64)
+    start = 0
+    for part in parts:
+        end = start + len(part["coders"])
+        at = [evaluators.index(name) for name in part["evaluators"]]
+        if at:  # a part's evaluators in the study's numbering; an evaluator it lacks counts nothing there
+            has_evaluator[at, start:end] = np.array(part["has_evaluator"], dtype=bool).reshape(
+                len(at), end - start
+            )
+            counts[:, at, ..., start:end] = np.array(part["counts"], dtype=np.int64).reshape(
+                len(REFERENCES), len(at), len(LEVELS), len(keys), 3, end - start
+            )
+            overlapping[:, at, ..., start:end] = np.array(part["overlapping"], dtype=np.int64).reshape(
+                len(REFERENCES), len(at), len(keys), end - start
+            )
+            spans[at] += part["spans"]
+        start = end
+    references = np.stack([coders >= 1, coders >= 2, gold_documents])
+    compared = references[:, None, :] & has_evaluator[None, :, :]
+    one_more = one_more_figures(
+        [part["one_more"] for part in parts],
+        [part["evaluators"] for part in parts],
+        evaluators,
+        coders,
+        len(keys),
+    )
     bounds = bootstrap_bounds(np.random.default_rng(seed), counts, references, resamples)
-    notify(0.9)
     by_evaluator = {}
     for evaluator, name in enumerate(evaluators):
-        entry = {
-            "documents": int(has_evaluator[evaluator].sum()),
-            "spans": int(np.count_nonzero(span_evaluators == evaluator)),
-        }
+        entry = {"documents": int(has_evaluator[evaluator].sum()), "spans": int(spans[evaluator])}
         figures = evaluator_figures(
             counts[:, evaluator],
             overlapping[:, evaluator],
@@ -99,7 +161,6 @@ def evaluator_comparison(study, *, seed=0, resamples=1000, progress=None, layout
         entry["all"] = figures[-1]
         entry["one_more_annotator"] = dict(zip(keys, one_more[evaluator], strict=True))
         by_evaluator[name] = entry
-    notify(1.0)
     return {
         "evaluators": evaluators,
         "references": {

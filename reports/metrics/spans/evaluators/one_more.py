@@ -9,29 +9,31 @@ from reports.metrics.spans.ranges import expand
 from .terms import NO_ALPHA_DOCUMENT, NO_REPLACED_ALPHA
 
 
-def one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_document, documents, names):
-    """Per evaluator, per category: people's token alpha and the alphas with the evaluator in a person's place.
+def one_more_tallies(sweep, people_ranges, coders, unit_documents, tokens_per_document, documents, names,
+                     people_names):  # fmt: skip
+    """Per evaluator (None when it has no unit document): the histograms one_more_figures needs.
 
     ``sweep``: the token sweep (channel 0 counts people, channel 2 + k is
     evaluator k); ``people_ranges``: each people's annotation's merged
     token ranges; ``unit_documents[k]``: the documents whose tokens are the
     units for evaluator k; ``documents``/``names``: per people's annotation,
-    its document and its person's number.
+    its document and its person's number in ``people_names``.
 
     A histogram counts units by kind: (people on the document, people
-    marking the unit), numbered ``level * width + marked``. With evaluator k
-    in person a's place, k's tokens that a left out go from (n, m) up to
-    (n, m + 1) and a's tokens that k leaves out down to (n, m - 1).
-    ``flow[a, category, kind]`` is the number of units that go from kind up
-    to kind + 1 (a negative flow goes down): every evaluator's piece goes up
-    once per person on its document, a person's piece that the evaluator
-    leaves out goes down, and one it marks undoes its way up.
+    marking the unit). With evaluator k in person a's place, k's tokens that
+    a left out go from (n, m) up to (n, m + 1) and a's tokens that k leaves
+    out down to (n, m - 1). ``flow[a]`` holds, per category and kind, the
+    units that go from that kind up to the next (a negative flow goes down):
+    every evaluator's piece goes up once per person on its document, a
+    person's piece that the evaluator leaves out goes down, and one it marks
+    undoes its way up. Both are sums over documents, kept as
+    [category, people, marking, units] rows of the kinds that occur, so the
+    tallies of a study's parts add up.
     """
     _, categories = sweep.shape
     levels = np.unique(coders)
     width = int(levels.max(initial=0)) + 2  # room for marked + 1 within a level
     slots = len(levels) * width
-    slot_coders, slot_marked = np.repeat(levels, width), np.tile(np.arange(width), len(levels))
     level_of = np.searchsorted(levels, coders)
     kinds = level_of[sweep.documents] * width + sweep.cover[0]
     owners, lo, hi = people_ranges
@@ -43,10 +45,7 @@ def one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_
     result = []
     for evaluator, in_units in enumerate(unit_documents):
         if not in_units.any():
-            empty = dict.fromkeys(("people_alpha", "replaced_mean", "replaced_min", "replaced_max"))
-            result.append(
-                [_one_more_entry(empty, NO_ALPHA_DOCUMENT, NO_ALPHA_DOCUMENT, 0) for _ in range(categories)]
-            )
+            result.append(None)
             continue
         in_pieces = in_units[sweep.documents]
         # Base histogram: the covered pieces, then every other token of the units is unmarked.
@@ -59,7 +58,6 @@ def one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_
             level_of[in_units], weights=tokens_per_document[in_units], minlength=len(levels)
         )
         base[:, :, 0] += unit_tokens - base.sum(axis=2)
-        base = base.reshape(categories, slots)
 
         marks = sweep.cover[2 + evaluator] > 0
         up = np.flatnonzero(marks & in_pieces)
@@ -79,8 +77,49 @@ def one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_
             weights=sweep.lengths[down],
             minlength=size,
         )
+        flow = flow.reshape(people, categories, len(levels), width)
         included = np.unique(names[in_units[documents]])
-        flow = flow.reshape(people, categories, slots)[included]
+        result.append({
+            "base": _rows(base, levels),
+            "flow": {people_names[person]: _rows(flow[person], levels) for person in included.tolist()},
+        })  # fmt: skip
+    return result
+
+
+def one_more_figures(tallies, part_evaluators, evaluators, coders, categories):
+    """Per evaluator, per category: people's token alpha and the alphas with the evaluator in a person's place.
+
+    ``tallies``: one_more_tallies of each part of the study, whose evaluators are
+    ``part_evaluators``; ``coders``: people per document, of the whole study.
+    """
+    levels = np.unique(coders)
+    width = int(levels.max(initial=0)) + 2
+    slots = len(levels) * width
+    slot_coders, slot_marked = np.repeat(levels, width), np.tile(np.arange(width), len(levels))
+    slot_of = {int(level): number * width for number, level in enumerate(levels.tolist())}
+    result = []
+    for name in evaluators:
+        base, flows, counted = np.zeros((categories, slots)), {}, False
+        for part, names in zip(tallies, part_evaluators, strict=True):
+            tallied = part[names.index(name)] if name in names else None
+            if tallied is None:
+                continue
+            counted = True
+            _add(base, tallied["base"], slot_of)
+            for person, rows in tallied["flow"].items():
+                _add(flows.setdefault(person, np.zeros((categories, slots))), rows, slot_of)
+        if not counted:
+            empty = dict.fromkeys(("people_alpha", "replaced_mean", "replaced_min", "replaced_max"))
+            result.append(
+                [_one_more_entry(empty, NO_ALPHA_DOCUMENT, NO_ALPHA_DOCUMENT, 0) for _ in range(categories)]
+            )
+            continue
+        # The people in the order of their names, as one pass numbers them.
+        flow = (
+            np.stack([flows[person] for person in sorted(flows)])
+            if flows
+            else np.zeros((0, categories, slots))
+        )
         change = -flow
         change[..., 1:] += flow[..., :-1]
 
@@ -99,6 +138,22 @@ def one_more_annotator(sweep, people_ranges, coders, unit_documents, tokens_per_
             entries.append(_one_more_entry(figures, str(reasons[category]), NO_REPLACED_ALPHA, len(values)))
         result.append(entries)
     return result
+
+
+def _rows(histogram, levels):
+    """[category, people, marking, units] of a histogram's kinds that hold units (category, level, marking)."""
+    category, level, marking = np.nonzero(histogram)
+    return [
+        [int(c), int(levels[number]), int(m), float(units)]
+        for c, number, m, units in zip(
+            category, level, marking, histogram[category, level, marking], strict=True
+        )
+    ]
+
+
+def _add(histogram, rows, slot_of):
+    for category, people, marking, units in rows:
+        histogram[category, slot_of[people] + marking] += units
 
 
 def _one_more_entry(figures, people_reason, replaced_reason, replacements):

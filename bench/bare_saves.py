@@ -100,7 +100,8 @@ def main():
     share = saves // THREADS
     threads = [
         threading.Thread(
-            target=save_loop, args=(connections[n], sql, tokens[n::THREADS], share, f"bare{n}", failures)
+            target=save_loop,
+            args=(connections[n], sql, tokens[n::THREADS], share, f"bare{os.getpid()}-{n}", failures),
         )
         for n in range(THREADS)
     ]

@@ -47,7 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.import_bundle import fresh_database as fresh_postgres_database  # noqa: E402
-from bench.process_cpu import PostgresBackendCPU, cpu_seconds  # noqa: E402
+from bench.process_cpu import PostgresBackendCPU, cpu_seconds, peak_rss_mb  # noqa: E402
 
 PORT = 8765
 # paced, closed (mixed closed loop), saves (saves only, closed loop), bare (the same saves from a bare
@@ -411,6 +411,7 @@ def main():
                 continue
             measured = run_phase(server, postgres, tokens, saves, think, saves_only, prefix=name[0])
             errors += describe(name, *measured)
+            print(f"  peak RSS of the largest gunicorn process so far: {peak_rss_mb(server.pid):.0f} MB")
             if key == "saves":
                 saves_phase = measured
         if "bare" in phases and postgres:

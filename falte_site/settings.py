@@ -142,7 +142,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # connection prepared, so PostgreSQL parses and plans the hot writes (a save's UPDATE and
     # INSERT) once per connection, not on every save. An operator behind a pooler in transaction
     # mode that cannot keep prepared statements sets DATABASE_PREPARE_THRESHOLD to an empty
-    # value (docs/deployment.md). Options given in DATABASE_URL win.
+    # value (docs/deployment.md).
     prepare_threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5")
     DATABASES["default"]["OPTIONS"] = {
         "server_side_binding": True,

@@ -112,3 +112,17 @@ class ProcessTreeCPU:
 
     def stop(self):
         return tree_cpu_seconds(self.pid) - self._before
+
+
+def peak_rss_mb(pid):
+    """The largest peak resident set (VmHWM) among a server process and its children, in MB."""
+    peaks = []
+    for process in server_processes(pid):
+        try:
+            status = Path(f"/proc/{process}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peaks.append(int(line.split()[1]) / 1024)
+    return max(peaks, default=0.0)

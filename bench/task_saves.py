@@ -47,9 +47,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.import_bundle import fresh_database as fresh_postgres_database  # noqa: E402
-from bench.process_cpu import PostgresBackendCPU, cpu_seconds  # noqa: E402
+from bench.process_cpu import PostgresBackendCPU, cpu_seconds, peak_rss_mb  # noqa: E402
 
 PORT = 8765
+# paced, closed (mixed closed loop), saves (saves only, closed loop), bare (the same saves from a bare
+# psycopg loop, PostgreSQL only), page (the annotation page with 200 annotations).
+PHASES = ("paced", "closed", "saves", "bare", "page")
 SEGMENT = "Anna met Ben at the old mill near the river. They talked until the lamps were lit."
 
 
@@ -262,6 +265,43 @@ def run_phase(server, postgres, tokens, saves, think, saves_only=False, prefix="
     return results, seconds, used[0], used[1] if postgres else None
 
 
+def run_bare_loop(env, postgres, tokens, saves):
+    """The same saves as a bare psycopg loop (bench/bare_saves.py): (saves, wall, client CPU, PG CPU)."""
+    loop = subprocess.Popen(
+        [sys.executable, str(ROOT / "bench" / "bare_saves.py"), str(saves)],
+        env=env, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    loop.stdin.write(json.dumps(tokens) + "\n")
+    loop.stdin.flush()
+    if loop.stdout.readline().strip() != "ready":
+        sys.exit("FAILED: the bare psycopg loop did not start")
+    database_cpu = PostgresBackendCPU(postgres)
+    database_cpu.start()
+    loop.stdin.write("go\n")
+    loop.stdin.flush()
+    figures = json.loads(loop.stdout.readline())
+    pg_cpu = database_cpu.stop()
+    loop.wait(timeout=30)
+    if figures["failures"]:
+        sys.exit(f"FAILED: {figures['failures']} saves of the bare psycopg loop found no open assignment")
+    return figures["saves"], figures["seconds"], figures["cpu"], pg_cpu
+
+
+def describe_floor(saves_phase, bare):
+    """Print the bare loop's figures and how many times its CPU per save a save through the platform costs."""
+    saves, seconds, client_cpu, pg_cpu = bare
+    client, database = 1000 * client_cpu / saves, 1000 * pg_cpu / saves
+    print(f"bare psycopg loop, same UPDATE and INSERT, 2 connections: {saves} saves in {seconds:.1f} s = "
+          f"{saves / seconds:.0f} saves/s; per save: client CPU {client:.2f} ms, PostgreSQL CPU {database:.2f} ms; "
+          f"machine load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    if saves_phase is None:
+        return
+    results, _, web_cpu, platform_pg_cpu = saves_phase
+    web, platform_database = 1000 * web_cpu / len(results), 1000 * platform_pg_cpu / len(results)
+    print(f"  server CPU per save, platform / bare loop: ({web:.2f} + {platform_database:.2f}) / "
+          f"({client:.2f} + {database:.2f}) = {(web + platform_database) / (client + database):.2f}x")  # fmt: skip
+
+
 def is_error(status):
     # 0 is no answer; every call of this benchmark is valid, so any 4xx is a failure too.
     return status == 0 or status >= 400
@@ -293,7 +333,26 @@ def describe(name, results, seconds, cpu, database_cpu):
     return errors
 
 
+def time_page(page):
+    """Time the annotation page of a 40-segment document with 200 annotations; return failed requests."""
+    errors = 0
+    api = f"/api/task/{page.token}"
+    page.open_page()
+    for segment in range(1, 40):
+        errors += is_error(page.request("POST", f"{api}/move/", {"segment": segment})[0])
+    for number in range(200):
+        errors += is_error(page.request("POST", f"{api}/annotations/", {"client_id": f"p{number}", "category": "CharE",
+                           "segment": number % 40, "start": 0, "end": 4, "text": "Anna"})[0])  # fmt: skip
+    loads = [page.open_page() for _ in range(30)]
+    errors += sum(is_error(status) for status, _ in loads)
+    timings = sorted(elapsed * 1000 for _, elapsed in loads)
+    print(f"annotation page, 40 segments + 200 annotations: p50 {statistics.median(timings):.1f} ms, "
+          f"p95 {timings[int(0.95 * 29)]:.1f} ms over 30 loads")  # fmt: skip
+    return errors
+
+
 def main():
+    global PORT  # --port: every request of this process goes there
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--saves", type=int, default=30)
@@ -302,7 +361,18 @@ def main():
     )
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_saves")
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the project checkout to serve")
+    parser.add_argument(
+        "--phases", default=",".join(PHASES),
+        help=f"which phases to run, comma-separated, of {','.join(PHASES)} (default: all)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--port", type=int, default=PORT, help="gunicorn's port (another benchmark may hold 8765)"
+    )
     args = parser.parse_args()
+    PORT = args.port
+    phases = args.phases.split(",")
+    if unknown := set(phases) - set(PHASES):
+        parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
     checkout = args.checkout.resolve()
     commit = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"],
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
@@ -325,33 +395,30 @@ def main():
     try:
         print(f"gunicorn: 2 sync workers; {engine_name(args.database_url)}; "
               f"{args.workers} simulated workers x {args.saves} saves")  # fmt: skip
-        for name, saves, think, saves_only in [
+        saves_phase = None
+        for key, name, saves, think, saves_only in [
             (
+                "paced",
                 f"paced (think time {think_low:g}-{think_high:g} s)",
                 args.saves,
                 (think_low, think_high),
                 False,
             ),
-            ("closed loop (no think time, capacity)", args.saves // 3, None, False),
-            ("saves only, closed loop", args.saves // 3, None, True),
+            ("closed", "closed loop (no think time, capacity)", args.saves // 3, None, False),
+            ("saves", "saves only, closed loop", args.saves // 3, None, True),
         ]:
+            if key not in phases:
+                continue
             measured = run_phase(server, postgres, tokens, saves, think, saves_only, prefix=name[0])
             errors += describe(name, *measured)
-
-        page = Session(page_token)
-        # 200 annotations on a 40-segment document, then time the page.
-        api = f"/api/task/{page_token}"
-        page.open_page()
-        for segment in range(1, 40):
-            errors += is_error(page.request("POST", f"{api}/move/", {"segment": segment})[0])
-        for number in range(200):
-            errors += is_error(page.request("POST", f"{api}/annotations/", {"client_id": f"p{number}", "category": "CharE",
-                               "segment": number % 40, "start": 0, "end": 4, "text": "Anna"})[0])  # fmt: skip
-        loads = [page.open_page() for _ in range(30)]
-        errors += sum(is_error(status) for status, _ in loads)
-        timings = sorted(elapsed * 1000 for _, elapsed in loads)
-        print(f"annotation page, 40 segments + 200 annotations: p50 {statistics.median(timings):.1f} ms, "
-              f"p95 {timings[int(0.95 * 29)]:.1f} ms over 30 loads")  # fmt: skip
+            print(f"  peak RSS of the largest gunicorn process so far: {peak_rss_mb(server.pid):.0f} MB")
+            if key == "saves":
+                saves_phase = measured
+        if "bare" in phases and postgres:
+            saves = max(500, len(tokens) * (args.saves // 3))
+            describe_floor(saves_phase, run_bare_loop(env, postgres, tokens, saves))
+        if "page" in phases:
+            errors += time_page(Session(page_token))
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)

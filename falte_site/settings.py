@@ -93,7 +93,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    "annotations.middleware.PageMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, so that it turns a lockout raised anywhere inside into the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -128,7 +128,27 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
-DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0))
+# Persistent connections: a gunicorn worker keeps its connection for this many seconds
+# instead of opening one per request (a new PostgreSQL backend costs more CPU than a save:
+# docs/benchmarks.md, "A span save against a bare psycopg loop"). Off under DEBUG: the
+# development server starts a thread per request, each of which would keep its own.
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=0 if DEBUG else 60))
+# A reused connection is pinged (SELECT 1) before each request's first query, so a database
+# restart costs no failed request; off by default, as the ping is a round trip on every request
+# and the page's save queue retries a save that failed (docs/deployment.md).
+DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", env.bool("CONN_HEALTH_CHECKS", default=False))
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Values sent apart from the SQL (server-side binding), and a statement sent 5 times on one
+    # connection prepared, so PostgreSQL parses and plans the hot writes (a save's UPDATE and
+    # INSERT) once per connection, not on every save. An operator behind a pooler in transaction
+    # mode that cannot keep prepared statements sets DATABASE_PREPARE_THRESHOLD to an empty
+    # value (docs/deployment.md).
+    prepare_threshold = env.str("DATABASE_PREPARE_THRESHOLD", default="5")
+    DATABASES["default"]["OPTIONS"] = {
+        "server_side_binding": True,
+        "prepare_threshold": int(prepare_threshold) if prepare_threshold else None,
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # SQLite has one writer at a time, and `select_for_update` is a no-op on it. With Django's
     # default deferred BEGIN, a transaction that reads and then writes (every save: lock the

@@ -68,6 +68,9 @@ class DocumentSpec:
     block: str = ""
     # Where the record stands in its file (None: on a line it shares), for a protocol's own checks.
     line: int | None = field(default=None, compare=False)
+    # A digest of the segments' texts: what checking keeps of them when it keeps no texts
+    # (`segments` and `sentences` are then None, and writing reads the file again).
+    digest: bytes = field(default=b"", compare=False, repr=False)
 
 
 @dataclass

@@ -38,7 +38,9 @@ def import_once(root, bundle, database):
     subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=root, check=True)
     database_cpu = PostgresBackendCPU(database)
     database_cpu.start()
-    wall, cpu, peak = run_measured_cpu([python, str(Path(root) / "manage.py"), "import_study", str(bundle)], env)
+    wall, cpu, peak = run_measured_cpu(
+        [python, str(Path(root) / "manage.py"), "import_study", str(bundle)], env
+    )
     return wall, cpu, database_cpu.stop(), peak
 
 

@@ -37,7 +37,7 @@ def export_once(root, database, directory):
     database_cpu = PostgresBackendCPU(database)
     database_cpu.start()
     command = [sys.executable, str(Path(root) / "manage.py"), "export_study", "bench-report", str(directory)]
-    wall, cpu, peak = run_measured_cpu(command, env)
+    wall, cpu, peak = run_measured_cpu(command, env, cwd=root)
     return wall, cpu, database_cpu.stop(), peak
 
 

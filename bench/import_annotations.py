@@ -39,7 +39,7 @@ def import_once(root, bundle, database):
     database_cpu = PostgresBackendCPU(database)
     database_cpu.start()
     wall, cpu, peak = run_measured_cpu(
-        [python, str(Path(root) / "manage.py"), "import_study", str(bundle)], env
+        [python, str(Path(root) / "manage.py"), "import_study", str(bundle)], env, cwd=root
     )
     return wall, cpu, database_cpu.stop(), peak
 

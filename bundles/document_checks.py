@@ -6,18 +6,21 @@ from studies.models import Document
 from studies.sentences import join_sentences
 
 from .fields import is_int, text_field, unknown_fields
+from .problems import Problems
 from .specs import DocumentSpec
 
 DOCUMENT_FIELDS = {"id", "segments", "sentences", "input_id", "system", "source", "kind", "meta", "block"}
 DEFAULT_SENTENCES_PER_SEGMENT = 3
 
 
-def check_documents(records, problems, *, existing_ids=(), sentences_per_segment=None):
+def check_documents(records, problems, *, existing_ids=(), sentences_per_segment=None, keep_texts=True):
     """Check every document record.
 
     Returns (good DocumentSpecs, ids of documents that had problems), so that
     assignments for a broken document are not reported a second time.
-    `existing_ids` are the study's stored documents (adding to a study).
+    `existing_ids` are the study's stored documents (adding to a study). With
+    `keep_texts=False` the specs keep their digest, not their segments (see
+    `documents_again`): memory then does not grow with the texts.
     """
     documents, broken, first_line, file = [], set(), {}, ""
     existing_ids = set(existing_ids)
@@ -40,9 +43,46 @@ def check_documents(records, problems, *, existing_ids=(), sentences_per_segment
             problems.add(record.file, record.line, f"document id '{external_id}' is already in the study")
             continue
         first_line[external_id] = record.line
+        spec.digest = texts_digest(spec.segments)
+        if not keep_texts:
+            spec.segments = spec.sentences = None
         documents.append(spec)
     _warn_identical_outputs(documents, first_line, problems, file)
     return documents, broken
+
+
+def texts_digest(segments):
+    """16 bytes that tell one document's text (its segments joined) from another's."""
+    return hashlib.blake2b(" ".join(segments).encode(), digest_size=16).digest()
+
+
+def documents_again(records, checked, file, *, sentences_per_segment=None):
+    """The DocumentSpecs of a documents file read a second time, in the order of `checked` (the specs
+    its check kept without texts): the write reads the texts from here, a batch at a time.
+
+    The file was checked whole, so every record is good again; one that is not, or that differs
+    from what was checked (the file changed in between), raises BundleInvalid, and the import's
+    transaction writes nothing.
+    """
+    problems = Problems()
+    position = 0
+    for record in records:
+        if isinstance(record.value, dict) and "__falte_id" in record.value:
+            spec = _check_falte(record, problems, sentences_per_segment)
+        else:
+            spec = _check_document(record, problems)
+        expected = checked[position] if position < len(checked) else None
+        if spec is None or expected is None or spec.external_id != expected.external_id or (
+            texts_digest(spec.segments) != expected.digest
+        ):  # fmt: skip
+            problems.add(record.file, record.line, "the file changed while it was imported: import it again")
+            problems.raise_if_any()
+        spec.digest = expected.digest
+        position += 1
+        yield spec
+    if position != len(checked):
+        problems.add(file, 0, "the file changed while it was imported: import it again")
+        problems.raise_if_any()
 
 
 def _warn_identical_outputs(documents, first_line, problems, file):
@@ -54,9 +94,8 @@ def _warn_identical_outputs(documents, first_line, problems, file):
     for spec in documents:
         if not spec.input_id:
             continue
-        # A digest of the text, not the text: keeping every joined text would hold the whole file twice.
-        text = hashlib.blake2b(" ".join(spec.segments).encode(), digest_size=16).digest()
-        first = first_of.setdefault((spec.input_id, text), spec)
+        # A digest of the texts, not the texts: keeping every text would hold the whole file twice.
+        first = first_of.setdefault((spec.input_id, spec.digest), spec)
         if first is not spec and first.system != spec.system:
             at = "" if first_line[first.external_id] is None else f", line {first_line[first.external_id]}"
             problems.warn(file, first_line[spec.external_id],

@@ -14,12 +14,14 @@ import json
 from pathlib import Path
 
 import yaml
+from django.db.models import Prefetch
 
 from accounts import policy
 from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from studies import extensions, protocols
+from studies.models import Segment
 
 from .study_checks import category_spec_of
 
@@ -28,6 +30,9 @@ CSV_COLUMNS = [
     "start", "end", "text", "category", "paired_segment", "paired_start", "paired_end",
     "paired_text", "comment",
 ]  # fmt: skip
+
+
+DOCUMENT_CHUNK = 500
 
 
 class _BundleDumper(yaml.SafeDumper):
@@ -67,8 +72,12 @@ def export_study(study, directory, *, identities=True):
     who = _annotators(study, identities)
     (directory / "study.yaml").write_text(_study_yaml(study, identities), encoding="utf-8")
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
-        for document in study.documents.order_by("position", "id").prefetch_related("segments"):
-            segments = sorted(document.segments.all(), key=lambda segment: segment.index)
+        documents = study.documents.order_by("position", "id").prefetch_related(
+            Prefetch("segments", queryset=Segment.objects.order_by("index"))
+        )
+        # A chunk of documents and their segments at a time, not the whole study's texts at once.
+        for document in documents.iterator(chunk_size=DOCUMENT_CHUNK):
+            segments = document.segments.all()
             record = {
                 "id": document.external_id, "input_id": document.input_id,
                 "system": document.system, "source": document.source, "kind": document.kind,

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from studies import protocols
 
-from .document_checks import check_documents
+from .document_checks import check_documents, documents_again
 from .problems import Problems
 from .reading import read_falte_documents, read_jsonl, read_yaml
 from .study_checks import check_study
@@ -58,6 +58,12 @@ def import_bundle(directory, *, locate=False, user=None):
         problems.add("study.yaml", 0, "missing: a bundle needs study.yaml at its top level")
     spec = check_study(raw, problems, user=user) if raw is not None else None
 
+    # The work files are the protocol's (spans, ratings, answers, choices). When study.yaml
+    # is broken or names no installed protocol, they are still checked as the default
+    # protocol's, so one run reports every problem.
+    known = spec is not None and spec.protocol in protocols.installed_keys()
+    protocol = protocols.get(spec.protocol if known else protocols.DEFAULT)
+
     present = [name for name in DOCUMENT_FILES if (directory / name).is_file()]
     records = ()
     if len(present) != 1:
@@ -65,24 +71,25 @@ def import_bundle(directory, *, locate=False, user=None):
     else:
         records = document_records(directory / present[0], present[0], problems)
     per_segment = spec.config.get("sentences_per_segment") if spec else None
-    documents, broken = check_documents(records, problems, sentences_per_segment=per_segment)
-
-    # The work files are the protocol's (spans, ratings, answers, choices). When study.yaml
-    # is broken or names no installed protocol, they are still checked as the default
-    # protocol's, so one run reports every problem.
-    known = spec is not None and spec.protocol in protocols.installed_keys()
-    protocol = protocols.get(spec.protocol if known else protocols.DEFAULT)
+    keep_texts = protocol.bundle_needs_texts(directory)
+    documents, broken = check_documents(
+        records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts
+    )
     if known:
         documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
         broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
     work = protocol.bundle_check(directory, spec, documents, broken, locate, problems)
     problems.raise_if_any(work.located.summary() if work.located else "")
 
-    study = write_study(spec, documents, work, user=user, directory=directory)
+    if not keep_texts:  # the texts are read again, a batch at a time, as they are written
+        records = document_records(directory / present[0], present[0], problems)
+        documents = documents_again(records, documents, present[0], sentences_per_segment=per_segment)
+    counted = _Counted(documents)
+    study = write_study(spec, counted, work, user=user, directory=directory)
     return ImportResult(
         study=study,
-        documents=len(documents),
-        segments=sum(len(d.segments) for d in documents),
+        documents=counted.documents,
+        segments=counted.segments,
         assignments=len(work.assignments),
         annotations=work.annotations,
         located=work.located.asked if work.located else 0,
@@ -95,14 +102,33 @@ def import_documents(study, path, name):
     problems = Problems()
     records = document_records(path, name, problems)
     existing = set(study.documents.values_list("external_id", flat=True))
+    per_segment = study.config.get("sentences_per_segment")
+    keep_texts = protocols.of(study).bundle_needs_texts(None)
     documents, broken = check_documents(
-        records, problems, existing_ids=existing,
-        sentences_per_segment=study.config.get("sentences_per_segment"),
-    )  # fmt: skip
+        records, problems, existing_ids=existing, sentences_per_segment=per_segment, keep_texts=keep_texts
+    )
     protocols.of(study).bundle_check_documents(documents, problems, name)
     if not documents and not broken and not problems:
         problems.add(name, 0, "no documents in the file")
     problems.raise_if_any()
-    write_documents(study, documents)
-    return ImportResult(study=study, documents=len(documents),
-                        segments=sum(len(d.segments) for d in documents), warnings=problems.warnings)  # fmt: skip
+    if not keep_texts:
+        documents = documents_again(document_records(path, name, problems), documents, name,
+                                    sentences_per_segment=per_segment)  # fmt: skip
+    counted = _Counted(documents)
+    write_documents(study, counted)
+    return ImportResult(study=study, documents=counted.documents, segments=counted.segments,
+                        warnings=problems.warnings)  # fmt: skip
+
+
+class _Counted:
+    """The documents being written, counted as they go by (the summary's figures)."""
+
+    def __init__(self, documents):
+        self._documents = documents
+        self.documents = self.segments = 0
+
+    def __iter__(self):
+        for spec in self._documents:
+            self.documents += 1
+            self.segments += len(spec.segments)
+            yield spec

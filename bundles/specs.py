@@ -55,7 +55,8 @@ class StudySpec:
     extensions: dict = field(default_factory=dict)
 
 
-@dataclass
+# Slots: a 100,000-document import keeps one per document from checking to writing.
+@dataclass(slots=True)
 class DocumentSpec:
     external_id: str
     segments: list
@@ -68,6 +69,9 @@ class DocumentSpec:
     block: str = ""
     # Where the record stands in its file (None: on a line it shares), for a protocol's own checks.
     line: int | None = field(default=None, compare=False)
+    # A digest of the segments' texts: what checking keeps of them when it keeps no texts
+    # (`segments` and `sentences` are then None, and writing reads the file again).
+    digest: bytes = field(default=b"", compare=False, repr=False)
 
 
 @dataclass

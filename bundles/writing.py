@@ -1,7 +1,7 @@
 """Write checked specs to the database. Called only when checking found nothing.
 
-Rows go in with bulk_create in batches, which keeps a 300,000-segment import
-to seconds and its memory to one batch of segments at a time.
+Documents go in with bulk_create a batch at a time, their segments through the bulk path
+(bundles/bulk.py: COPY on PostgreSQL), so memory holds one batch of texts at a time.
 """
 
 from datetime import UTC
@@ -16,6 +16,8 @@ from qualification.services import qualification_score_study
 from studies import extensions, protocols
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
+
+from .bulk import insert_rows
 
 DOCUMENT_BATCH = 500
 ROW_BATCH = 5000
@@ -37,7 +39,7 @@ def write_study(spec, documents, work, *, user=None, directory=None):
     )
     if user is not None and user.is_authenticated:
         StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
-    segment_ids = write_documents(study, documents, keep_segment_ids=bool(work.assignments))
+    segment_ids = write_documents(study, documents)
     protocols.of(study).bundle_write(study, work, segment_ids)
     for extension in extensions.registered():
         if extension.key in spec.extensions:
@@ -87,44 +89,69 @@ def _taxonomy_for(spec, user):
 
 
 @transaction.atomic
-def write_documents(study, documents, *, keep_segment_ids=False):
-    """Store documents and their segments (sentences computed when not given).
+def write_documents(study, documents):
+    """Store documents (DocumentSpecs, from a list or read a second time from their file) and their
+    segments, sentences computed when not given, DOCUMENT_BATCH documents at a time.
 
-    Returns {(external_id, index): segment id} when asked, for annotations.
+    Returns the study's SegmentIds, for the protocol's work.
     """
     position = (study.documents.aggregate(last=Max("position"))["last"] or 0) + 1
-    segment_ids = {}
-    for begin in range(0, len(documents), DOCUMENT_BATCH):
-        batch = documents[begin : begin + DOCUMENT_BATCH]
-        rows = Document.objects.bulk_create(
-            Document(
-                study=study,
-                external_id=spec.external_id,
-                input_id=spec.input_id,
-                system=spec.system,
-                source=spec.source,
-                meta=spec.meta,
-                kind=spec.kind,
-                position=position + offset,
-                block=spec.block,
-            )  # fmt: skip
-            for offset, spec in enumerate(batch, start=begin)
-        )
-        segments = [
-            Segment(
-                document=row,
-                index=index,
-                text=text,
-                sentences=spec.sentences[index] if spec.sentences else sentence_offsets(text),
-            )
+    batch = []
+    for spec in documents:
+        batch.append(spec)
+        if len(batch) == DOCUMENT_BATCH:
+            position = _write_document_batch(study, batch, position)
+            batch = []
+    if batch:
+        _write_document_batch(study, batch, position)
+    return SegmentIds(study)
+
+
+def _write_document_batch(study, batch, position):
+    rows = Document.objects.bulk_create(
+        Document(
+            study=study,
+            external_id=spec.external_id,
+            input_id=spec.input_id,
+            system=spec.system,
+            source=spec.source,
+            meta=spec.meta,
+            kind=spec.kind,
+            position=position + offset,
+            block=spec.block,
+        )  # fmt: skip
+        for offset, spec in enumerate(batch)
+    )
+    insert_rows(
+        Segment,
+        ("document_id", "index", "text", "sentences"),
+        (
+            (row.pk, index, text, spec.sentences[index] if spec.sentences else sentence_offsets(text))
             for row, spec in zip(rows, batch, strict=True)
             for index, text in enumerate(spec.segments)
-        ]
-        Segment.objects.bulk_create(segments, batch_size=ROW_BATCH)
-        if keep_segment_ids:
-            for segment in segments:
-                segment_ids[(segment.document.external_id, segment.index)] = segment.pk
-    return segment_ids
+        ),
+    )
+    return position + len(batch)
+
+
+class SegmentIds:
+    """{(document external id, segment index): segment id} of a study, read from the database on
+    the first look-up: a protocol whose work names segments reads them once, and the import holds
+    no such table while it writes the documents (the span protocol reads its own, a batch at a time)."""
+
+    def __init__(self, study):
+        self.study = study
+        self._ids = None
+
+    def __getitem__(self, key):
+        if self._ids is None:
+            self._ids = {
+                (external_id, index): pk
+                for external_id, index, pk in Segment.objects.filter(document__study=self.study)
+                .values_list("document__external_id", "index", "id")
+                .iterator(chunk_size=ROW_BATCH)
+            }
+        return self._ids[key]
 
 
 def workers_for(identities):

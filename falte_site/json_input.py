@@ -70,31 +70,43 @@ def parse_json(data, *, max_depth=MAX_DEPTH):
 def check_json_value(value, *, max_depth=MAX_DEPTH):
     """Raise JSONInputError for NUL or a lone surrogate in any key or text, a number
     that is not finite, or containers nested more than `max_depth` levels."""
-    stack = [(value, ())]
-    seen = 0
-    while stack:
-        item, path = stack.pop()
-        seen += 1
-        if seen > MAX_VALUES:
-            raise JSONInputError(f"more than {MAX_VALUES:,} values (repeated YAML aliases?)", path=path)
-        if isinstance(item, str):
-            _check_text(item, path)
-        elif isinstance(item, float):
-            if not math.isfinite(item):
-                raise JSONInputError(f"the number{_at(path)} is not finite", path=path)
-        elif isinstance(item, dict | list):
-            if len(path) >= max_depth:
-                shown = json_path(path[:4]) + ("..." if len(path) > 4 else "")
-                raise JSONInputError(f"{_too_deep(max_depth)} at {shown}", path=path)
-            if isinstance(item, dict):
-                for key in item:
-                    if isinstance(key, str):
-                        _check_text(key, path, key=True)
-                children = [(child, (*path, key)) for key, child in item.items()]
-            else:
-                children = [(child, (*path, index)) for index, child in enumerate(item)]
-            stack.extend(reversed(children))  # so that the first problem in reading order is reported
+    _check_value(value, (), max_depth, [0])
     return value
+
+
+def _check_value(item, path, max_depth, seen):
+    """Check `item` at `path`, then its children in reading order, so that the first problem in
+    reading order is reported. Recursion is bounded: a container deeper than `max_depth` is refused
+    before its children are visited. A scalar child's path is built only when it is refused: a bundle
+    holds millions of them."""
+    seen[0] += 1
+    if seen[0] > MAX_VALUES:
+        raise JSONInputError(f"more than {MAX_VALUES:,} values (repeated YAML aliases?)", path=path)
+    if isinstance(item, str):
+        _check_text(item, path)
+    elif isinstance(item, float):
+        if not math.isfinite(item):
+            raise JSONInputError(f"the number{_at(path)} is not finite", path=path)
+    elif isinstance(item, dict | list):
+        if len(path) >= max_depth:
+            shown = json_path(path[:4]) + ("..." if len(path) > 4 else "")
+            raise JSONInputError(f"{_too_deep(max_depth)} at {shown}", path=path)
+        if isinstance(item, dict):
+            for key in item:
+                if isinstance(key, str):
+                    _check_text(key, path, key=True)
+            children = item.items()
+        else:
+            children = enumerate(item)
+        for key, child in children:
+            if isinstance(child, str) and "\x00" not in child and child.isascii():
+                seen[0] += 1  # a plain ASCII text without NUL: nothing to refuse but the count
+                if seen[0] > MAX_VALUES:
+                    _check_value(child, (*path, key), max_depth, [MAX_VALUES])
+            elif isinstance(child, int) and seen[0] < MAX_VALUES:
+                seen[0] += 1  # whole numbers (and booleans) are always finite
+            else:
+                _check_value(child, (*path, key), max_depth, seen)
 
 
 def json_path(path):
@@ -109,17 +121,24 @@ def json_path(path):
 
 
 def _check_text(text, path, *, key=False):
-    what = f"a key{' in ' + json_path(path) if path else ''}" if key else f"the text{_at(path)}"
     if "\x00" in text:
-        raise JSONInputError(f"{what} contains a NUL character (\\u0000), which cannot be stored", path=path)
+        raise JSONInputError(f"{_what(path, key)} contains a NUL character (\\u0000), which cannot be stored",
+                             path=path)  # fmt: skip
     if not text.isascii():
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as error:
             code = ord(text[error.start])
             raise JSONInputError(
-                f"{what} contains a lone surrogate (\\u{code:04x}), which is not a character", path=path
+                f"{_what(path, key)} contains a lone surrogate (\\u{code:04x}), which is not a character",
+                path=path,
             ) from None
+
+
+def _what(path, key):
+    # Named only once a text is refused: a bundle checks millions of texts, and naming each one's
+    # path up front was most of the cost of checking them.
+    return f"a key{' in ' + json_path(path) if path else ''}" if key else f"the text{_at(path)}"
 
 
 def _at(path):

@@ -119,6 +119,18 @@ class Protocol:
             return set()
         return self.bundle.check_documents(documents, problems, file, self.key)
 
+    def bundle_needs_texts(self, directory):
+        """Whether the checks after the documents' own (bundle_check_documents, bundle_check) read
+        their segment texts; `directory` is the bundle's, None when documents are added to a study.
+        When they do not, an import keeps none of the texts between checking and writing (it reads
+        the documents file again to write it). The bundle module's `needs_texts(directory)` answers;
+        without one, the texts are kept."""
+        if self.bundle is None:
+            return False
+        if hasattr(self.bundle, "needs_texts"):
+            return self.bundle.needs_texts(directory)
+        return True
+
     def bundle_check(self, directory, spec, documents, broken, locate, problems):
         """Read and check the work files (assignments.jsonl, ...) into a BundleWork."""
         if self.bundle is None:

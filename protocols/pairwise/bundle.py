@@ -41,6 +41,11 @@ class _DocumentLines:
         return self.lines.get(external_id, 0)
 
 
+def needs_texts(directory):
+    """The work names documents and blocks, never a segment's text: an import keeps no texts."""
+    return False
+
+
 def check_work(directory, spec, documents, broken, locate, problems):
     line_of = _DocumentLines(directory)
     blocks, refused = check_outputs(documents, problems, line_of.name, line_of)

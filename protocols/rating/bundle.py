@@ -10,6 +10,11 @@ from .bundle_checks import check_block_assignments
 from .models import BestWorstJudgment, Rating
 
 
+def needs_texts(directory):
+    """The work names documents and blocks, never a segment's text: an import keeps no texts."""
+    return False
+
+
 def check_work(directory, spec, documents, broken, locate, problems):
     path = directory / "assignments.jsonl"
     if not path.is_file():

@@ -5,7 +5,6 @@ import csv
 
 from bundles.exporting import CSV_COLUMNS, assignment_record, json_line
 from bundles.reading import read_jsonl
-from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from exports.spreadsheet import spreadsheet_safe
 from studies.protocols import BundleWork
 
@@ -13,10 +12,10 @@ from .assistance.bundle import (
     check_suggestions,
     decisions_by_assignment,
     export_suggestions,
-    write_decisions,
     write_suggestions,
 )
 from .bundle_checks import check_assignments
+from .bundle_writing import CheckedAssignments, write_assignments
 from .document_questions import (
     document_questions_problems,
     normalized_questions,
@@ -24,6 +23,13 @@ from .document_questions import (
     study_questions,
 )
 from .models import DocumentAnswer, ErrorAnnotation
+
+
+def needs_texts(directory):
+    """Spans and suggestions are checked against their segments' texts; documents alone keep none."""
+    return directory is not None and any(
+        (directory / name).is_file() for name in ("assignments.jsonl", "suggestions.jsonl")
+    )
 
 
 def check_work(directory, spec, documents, broken, locate, problems):
@@ -36,14 +42,14 @@ def check_work(directory, spec, documents, broken, locate, problems):
     if not path.is_file():
         return BundleWork(extra=suggestions)
     records = read_jsonl(path, "assignments.jsonl", problems)
-    assignments, located = check_assignments(
+    checked = CheckedAssignments()
+    _, located = check_assignments(
         records, problems, documents=segments_of, categories=categories, broken=broken, locate=locate,
-        questions=_bundle_questions(spec), suggestions=suggestions,
+        questions=_bundle_questions(spec), suggestions=suggestions, keep=checked.append,
     )  # fmt: skip
     return BundleWork(
-        assignments=assignments, located=located, annotations=sum(len(a.annotations) for a in assignments),
-        extra=suggestions,
-    )  # fmt: skip
+        assignments=checked, located=located, annotations=checked.annotations, extra=suggestions
+    )
 
 
 def _bundle_questions(spec):
@@ -55,95 +61,80 @@ def _bundle_questions(spec):
 
 
 def write_work(study, work, segment_ids):
-    assignments = work.assignments
     suggestions = write_suggestions(study, work.extra, segment_ids) if work.extra else {}
-    if not assignments:
-        return
-    workers = workers_for({(spec.platform, spec.annotator) for spec in assignments})
-    document_ids = dict(study.documents.values_list("external_id", "id"))
-    category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy else {}
-    rows = submitted_assignments(study, assignments, workers, document_ids)
-    annotations, taken = [], {}
-    for row, spec in zip(rows, assignments, strict=True):
-        for annotation in spec.annotations:
-            span, paired = annotation.span, annotation.paired
-            annotations.append(
-                ErrorAnnotation(
-                    assignment=row,
-                    category_id=category_ids[annotation.category],
-                    segment_id=segment_ids[(spec.document, span.segment)],
-                    start=span.start,
-                    end=span.end,
-                    text=span.text,
-                    paired_segment_id=segment_ids[(spec.document, paired.segment)] if paired else None,
-                    paired_start=paired.start if paired else None,
-                    paired_end=paired.end if paired else None,
-                    paired_text=paired.text if paired else "",
-                    comment=annotation.comment,
-                    answers=annotation.answers,
-                    client_id=annotation.client_id,
-                )  # fmt: skip
-            )
-            taken[(row.pk, annotation.client_id)] = annotations[-1]
-    ErrorAnnotation.objects.bulk_create(annotations, batch_size=ROW_BATCH)
-    write_decisions(
-        [
-            (row, suggestions[(spec.document, position)], action, seconds, taken.get((row.pk, client_id)))
-            for row, spec in zip(rows, assignments, strict=True)
-            for position, action, seconds, client_id in spec.suggestion_decisions
-        ]
-    )
-    DocumentAnswer.objects.bulk_create(
-        [
-            DocumentAnswer(assignment=row, answers=spec.document_answers)
-            for row, spec in zip(rows, assignments, strict=True)
-            if getattr(spec, "document_answers", None)
-        ],
-        batch_size=ROW_BATCH,
-    )
+    if work.assignments:
+        write_assignments(study, work.assignments, suggestions)
+
+
+# Assignments written per batch: their spans and answers are read in one query each, so the export
+# holds one batch of spans at a time, whatever the study's size.
+EXPORT_BATCH = 500
 
 
 def export_work(study, assignments, directory, who):
     export_suggestions(study, directory, json_line)
     decisions, pointed = decisions_by_assignment(study)
-    annotations = _annotations_by_assignment(study)
     questions = study_questions(study)
-    answers = (
-        dict(DocumentAnswer.objects.filter(assignment__study=study).values_list("assignment_id", "answers"))
-        if questions
-        else {}
-    )
+    if hasattr(assignments, "iterator"):  # a queryset: read a chunk at a time, not cached whole
+        assignments = assignments.iterator(chunk_size=EXPORT_BATCH)
     with (
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle,
         open(directory / "annotations.csv", "w", encoding="utf-8", newline="") as table,
     ):
         writer = csv.writer(table)
         writer.writerow(CSV_COLUMNS)
-        for assignment in assignments:
-            rows = annotations.get(assignment.pk, [])
-            record = {
-                **assignment_record(assignment, who),
-                "annotations": [_annotation_record(r, r.pk in pointed) for r in rows],
-            }
-            if assignment.pk in decisions:
-                record["suggestion_decisions"] = decisions[assignment.pk]
-            # In the questions' order: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
-            given = ordered_answers(questions, answers.get(assignment.pk) or {})
-            if given:
-                record["document_answers"] = given
-            handle.write(json_line(record))
-            for row in rows:
-                writer.writerow([spreadsheet_safe(value) for value in _csv_row(study, assignment, row, who)])
+        for batch in _batches(assignments, EXPORT_BATCH):
+            ids = [assignment.pk for assignment in batch]
+            annotations = _annotations_by_assignment(ids)
+            answers = (
+                dict(
+                    DocumentAnswer.objects.filter(assignment_id__in=ids).values_list(
+                        "assignment_id", "answers"
+                    )
+                )
+                if questions
+                else {}
+            )
+            for assignment in batch:
+                rows = annotations.get(assignment.pk, [])
+                record = {
+                    **assignment_record(assignment, who),
+                    "annotations": [_annotation_record(r, r.pk in pointed) for r in rows],
+                }
+                if assignment.pk in decisions:
+                    record["suggestion_decisions"] = decisions[assignment.pk]
+                # In the questions' order: PostgreSQL's jsonb keeps no key order, and exports must not depend on it.
+                given = ordered_answers(questions, answers.get(assignment.pk) or {})
+                if given:
+                    record["document_answers"] = given
+                handle.write(json_line(record))
+                for row in rows:
+                    writer.writerow(
+                        [spreadsheet_safe(value) for value in _csv_row(study, assignment, row, who)]
+                    )
 
 
-def _annotations_by_assignment(study):
+def _batches(items, size):
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _annotations_by_assignment(assignment_ids):
     grouped = {}
     rows = (
-        ErrorAnnotation.objects.filter(assignment__study=study)
+        ErrorAnnotation.objects.filter(assignment_id__in=assignment_ids)
         .select_related("category", "segment", "paired_segment")
+        # The segments' indexes are written, not their texts: those would be read once per span.
+        .defer("segment__text", "segment__sentences", "paired_segment__text", "paired_segment__sentences")
         .order_by("assignment_id", "segment__index", "start", "end", "category__key", "id")
     )
-    for row in rows.iterator(chunk_size=5000):
+    for row in rows:
         grouped.setdefault(row.assignment_id, []).append(row)
     return grouped
 

@@ -41,18 +41,21 @@ class LocateCount:
 
 
 def check_assignments(
-    records, problems, *, documents, categories, broken=(), locate=False, questions=(), suggestions=None
-):
+    records, problems, *, documents, categories, broken=(), locate=False, questions=(), suggestions=None,
+    keep=None,
+):  # fmt: skip
     """Check every assignment record against the bundle's documents, categories and questions.
 
     `documents` maps external id -> list of segment texts; `categories` maps
     key -> kind; `questions` are the study's document questions (normalised; None
     when config.document_questions is broken, which study.yaml's check reports);
     assignments for `broken` documents (already reported) are passed over.
-    Returns (assignment specs, LocateCount).
+    Returns (assignment specs, LocateCount); with `keep`, each accepted spec is handed to
+    keep(spec) instead, and the specs returned are empty (an import spools them to disk).
     """
     count = LocateCount()
     specs, first_line = [], {}
+    keep = keep or specs.append
     for record in records:
         if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
             continue
@@ -69,7 +72,7 @@ def check_assignments(
                          f"'{spec.document}' (line {first_line[identity]})")  # fmt: skip
             continue
         first_line[identity] = record.line
-        specs.append(spec)
+        keep(spec)
     return specs, count
 
 

@@ -228,7 +228,7 @@ def write_suggestions(study, suggestions, segment_ids):
 
 
 def write_decisions(decided):
-    """decided: [(assignment row, suggestion row, action, seconds, annotation row or None)]."""
+    """decided: [(assignment row, suggestion row, action, seconds, annotation id or None)]."""
     SuggestionDecision.objects.bulk_create(
         [
             SuggestionDecision(
@@ -236,9 +236,9 @@ def write_decisions(decided):
                 suggestion=suggestion,
                 action=action,
                 seconds=seconds,
-                annotation=annotation,
+                annotation_id=annotation_id,
             )  # fmt: skip
-            for assignment, suggestion, action, seconds, annotation in decided
+            for assignment, suggestion, action, seconds, annotation_id in decided
         ],
         batch_size=ROW_BATCH,
     )

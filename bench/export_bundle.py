@@ -1,0 +1,82 @@
+"""Benchmark: export a span study as a bundle, from the databases bench/import_annotations.py left.
+
+For each size, `manage.py export_study` of the study imported by this checkout, run by this checkout
+and (with --reference) by the reference checkout: wall time, CPU of the exporting process, CPU of
+PostgreSQL's backends, peak RSS, and whether the files are byte-identical. When the reference also
+imported the study (its database `falte_bench_import_<n>_reference`), that study is exported by this
+checkout too and compared: the same files mean both imports wrote the same rows.
+
+    .venv/bin/python bench/export_bundle.py [--documents 3000,10000,30000] [--reference /path/to/worktree]
+"""
+
+import argparse
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.import_bundle import run_measured_cpu  # noqa: E402
+from bench.process_cpu import PostgresBackendCPU  # noqa: E402
+
+
+def exists(database):
+    with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres") as connection:
+        return connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
+
+
+def export_once(root, database, directory):
+    """(wall, process CPU, PostgreSQL CPU, peak RSS MB) of `export_study` run from checkout `root`."""
+    shutil.rmtree(directory, ignore_errors=True)
+    env = dict(os.environ, DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{database}", READ_DOT_ENV="0",
+               DEBUG="0", SECRET_KEY="bench-only-key-" + "x" * 40, DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
+    database_cpu = PostgresBackendCPU(database)
+    database_cpu.start()
+    command = [sys.executable, str(Path(root) / "manage.py"), "export_study", "bench-report", str(directory)]
+    wall, cpu, peak = run_measured_cpu(command, env, cwd=root)
+    return wall, cpu, database_cpu.stop(), peak
+
+
+def files(directory):
+    return {path.name: path.read_bytes() for path in sorted(directory.iterdir())}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--documents", default="3000,10000,30000")
+    parser.add_argument("--reference", help="a checkout of the code before")
+    args = parser.parse_args()
+    out = ROOT / "bench" / "out"
+    for documents in [int(n) for n in args.documents.split(",")]:
+        database = f"falte_bench_import_{documents}_this"
+        if not exists(database):
+            sys.exit(f"no database {database}: run bench/import_annotations.py --documents {documents} first")
+        runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
+        written = {}
+        for label, root in runs:
+            directory = out / f"export-{documents}-{label.split()[0]}"
+            wall, cpu, pg, peak = export_once(root, database, directory)
+            written[label] = files(directory)
+            load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+            size = sum(len(content) for content in written[label].values()) / 1e6
+            print(f"export of {documents:,} documents ({size:.0f} MB), {label}: {wall:.1f} s wall, {cpu:.1f} s CPU "
+                  f"of the export process, {pg:.1f} s PostgreSQL CPU, peak RSS {peak:.0f} MB (load average {load})",
+                  flush=True)  # fmt: skip
+        if args.reference:
+            same = written["this checkout"] == written["reference"]
+            print(f"  both checkouts' exports byte-identical: {'yes' if same else 'NO'}")
+        if exists(f"falte_bench_import_{documents}_reference"):
+            directory = out / f"export-{documents}-of-reference-import"
+            export_once(ROOT, f"falte_bench_import_{documents}_reference", directory)
+            same = files(directory) == written["this checkout"]
+            print(
+                f"  the reference's import exported by this checkout is byte-identical: {'yes' if same else 'NO'}"
+            )
+
+
+if __name__ == "__main__":
+    main()

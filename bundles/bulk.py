@@ -1,0 +1,112 @@
+"""Rows of one model written in bulk: COPY on PostgreSQL, executemany on SQLite.
+
+An import writes millions of spans and segments. The ORM's bulk_create builds a model instance
+per row and an INSERT of every batch; here a row is a tuple, and the database reads the rows
+as a stream. What the ORM would have set is set the same way: a field left out gets its default,
+and auto_now / auto_now_add fields the time of the write (one time for the whole write, as one
+bulk_create would give every row of a batch). No ids come back: who needs them (a decision
+pointing at its span) reads them afterwards, in batches.
+"""
+
+import json
+
+from django.db import connection
+from django.db.models import JSONField
+from django.utils import timezone
+
+SQLITE_BATCH = 5000
+
+
+def insert_rows(model, columns, rows):
+    """Insert `rows`, tuples of values for the fields named by `columns` (attnames: segment_id,
+    not segment), into `model`'s table; returns how many were written.
+
+    Every other field must have a default, be nullable or be set automatically: a field
+    that would silently go unset is refused before anything is written.
+    """
+    fields = {field.attname: field for field in model._meta.concrete_fields if not field.primary_key}
+    unknown = [name for name in columns if name not in fields]
+    if unknown:
+        raise ValueError(f"{model.__name__} has no field {', '.join(unknown)}")
+    now = timezone.now()
+    constant_columns, constants = [], []
+    for name, field in fields.items():
+        if name in columns:
+            continue
+        if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
+            value = now
+        elif field.has_default():
+            value = field.get_default()
+        elif field.null:
+            value = None
+        else:
+            raise ValueError(f"{model.__name__}.{name} is not given and has no default")
+        constant_columns.append(name)
+        constants.append(_stored(field, value))
+    json_positions = [
+        position for position, name in enumerate(columns) if isinstance(fields[name], JSONField)
+    ]
+    encoders = [_json_text(fields[columns[position]]) for position in json_positions]
+
+    def stored_rows():
+        for row in rows:
+            if json_positions:
+                row = list(row)
+                for position, encode in zip(json_positions, encoders, strict=True):
+                    row[position] = encode(row[position])
+            yield (*row, *constants)
+
+    names = [fields[name].column for name in (*columns, *constant_columns)]
+    if connection.vendor == "postgresql":
+        return _copy(model._meta.db_table, names, stored_rows())
+    return _execute_many(model._meta.db_table, names, stored_rows())
+
+
+def _json_text(field):
+    """A JSON field's value as the text both databases read into their JSON column."""
+    encoder = field.encoder
+
+    def encode(value):
+        if value is None and field.null:
+            return None
+        if value == {} and encoder is None:  # most spans' answers: not worth a call to the encoder
+            return "{}"
+        return json.dumps(value, cls=encoder)
+
+    return encode
+
+
+def _stored(field, value):
+    if isinstance(field, JSONField):
+        return _json_text(field)(value)
+    return field.get_db_prep_save(value, connection)
+
+
+def _copy(table, names, rows):
+    quote = connection.ops.quote_name
+    statement = f"COPY {quote(table)} ({', '.join(quote(name) for name in names)}) FROM STDIN"
+    written = 0
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row(row)
+            written += 1
+    return written
+
+
+def _execute_many(table, names, rows):
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(name) for name in names)
+    places = ", ".join(["%s"] * len(names))
+    statement = f"INSERT INTO {quote(table)} ({columns}) VALUES ({places})"  # noqa: S608 - names from the model
+    written = 0
+    with connection.cursor() as cursor:
+        batch = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) == SQLITE_BATCH:
+                cursor.executemany(statement, batch)
+                written, batch = written + len(batch), []
+        if batch:
+            cursor.executemany(statement, batch)
+            written += len(batch)
+    return written

@@ -1,0 +1,120 @@
+"""Writing a span bundle's checked assignments: their spans through the bulk path (COPY on
+PostgreSQL), a batch of assignments at a time, with the ids each batch needs read for that batch."""
+
+from bundles.bulk import insert_rows
+from bundles.spool import Spool
+from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from studies.models import Segment
+
+from .assistance.bundle import write_decisions
+from .models import DocumentAnswer, ErrorAnnotation
+
+# Assignments per batch: their documents and segments are read in one query each, within the
+# parameters one SQLite query takes.
+ASSIGNMENT_BATCH = 500
+SPAN_COLUMNS = (
+    "assignment_id", "category_id", "segment_id", "start", "end", "text", "paired_segment_id",
+    "paired_start", "paired_end", "paired_text", "comment", "answers", "client_id",
+)  # fmt: skip
+
+
+class CheckedAssignments:
+    """The assignments checking accepted, spooled to disk until the write (bundles/spool.py).
+
+    Each is kept as (its SpanAssignmentSpec without annotations, its spans as plain tuples):
+    tuples pickle and load several times faster than the spans' dataclasses.
+    """
+
+    def __init__(self):
+        self.spool = Spool(batch=ASSIGNMENT_BATCH)
+        self.annotations = 0
+        self.workers = set()  # (platform, annotator)
+
+    def append(self, spec):
+        self.annotations += len(spec.annotations)
+        self.workers.add((spec.platform, spec.annotator))
+        spans = tuple(_span_tuple(annotation) for annotation in spec.annotations)
+        spec.annotations = []
+        self.spool.append((spec, spans))
+
+    def __len__(self):
+        return len(self.spool)
+
+    def batches(self):
+        return self.spool.batches()
+
+
+def _span_tuple(annotation):
+    span, paired = annotation.span, annotation.paired
+    return (
+        annotation.category, span.segment, span.start, span.end, span.text,
+        (paired.segment, paired.start, paired.end, paired.text) if paired else None,
+        annotation.comment, annotation.answers, annotation.client_id,
+    )  # fmt: skip
+
+
+def write_assignments(study, checked, suggestions):
+    """Write CheckedAssignments (inside the import's transaction); `suggestions` are the rows of
+    suggestions.jsonl by (document, position), for the decisions on them."""
+    workers = workers_for(checked.workers)
+    category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy else {}
+    for batch in checked.batches():
+        _write_batch(study, batch, workers, category_ids, suggestions)
+
+
+def _write_batch(study, batch, workers, category_ids, suggestions):
+    specs = [spec for spec, _ in batch]
+    document_ids = dict(
+        study.documents.filter(external_id__in={spec.document for spec in specs}).values_list(
+            "external_id", "id"
+        )
+    )
+    external_of = {pk: external_id for external_id, pk in document_ids.items()}
+    segment_ids = {
+        (external_of[document_id], index): pk
+        for document_id, index, pk in Segment.objects.filter(document_id__in=external_of).values_list(
+            "document_id", "index", "id"
+        )
+    }
+    rows = submitted_assignments(study, specs, workers, document_ids)
+
+    def span_rows():
+        for row, (spec, spans) in zip(rows, batch, strict=True):
+            for category, segment, start, end, text, paired, comment, answers, client_id in spans:
+                paired_segment, paired_start, paired_end, paired_text = paired or (None, None, None, "")
+                yield (
+                    row.pk, category_ids[category], segment_ids[(spec.document, segment)], start, end, text,
+                    None if paired is None else segment_ids[(spec.document, paired_segment)],
+                    paired_start, paired_end, paired_text, comment, answers, client_id,
+                )  # fmt: skip
+
+    insert_rows(ErrorAnnotation, SPAN_COLUMNS, span_rows())
+    _write_decisions(rows, specs, suggestions)
+    DocumentAnswer.objects.bulk_create(
+        [
+            DocumentAnswer(assignment=row, answers=spec.document_answers)
+            for row, spec in zip(rows, specs, strict=True)
+            if spec.document_answers
+        ],
+        batch_size=ROW_BATCH,
+    )
+
+
+def _write_decisions(rows, specs, suggestions):
+    deciding = [(row, spec) for row, spec in zip(rows, specs, strict=True) if spec.suggestion_decisions]
+    if not deciding:
+        return
+    # The spans went in without returning ids: a decision finds its span by the assignment's client id.
+    span_ids = {
+        (assignment_id, client_id): pk
+        for assignment_id, client_id, pk in ErrorAnnotation.objects.filter(
+            assignment_id__in=[row.pk for row, _ in deciding]
+        ).values_list("assignment_id", "client_id", "id")
+    }
+    write_decisions(
+        [
+            (row, suggestions[(spec.document, position)], action, seconds, span_ids.get((row.pk, client_id)))
+            for row, spec in deciding
+            for position, action, seconds, client_id in spec.suggestion_decisions
+        ]
+    )

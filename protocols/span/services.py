@@ -8,8 +8,10 @@ nothing twice.
 """
 
 from django.db import transaction
+from django.db.models import Exists
 
 from annotations.models import Assignment
+from annotations.services.opening import assignment_opened_or_refused
 from annotations.services.task import (
     TaskClosed,
     TaskInputError,
@@ -22,10 +24,11 @@ from annotations.services.task import (
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
-from .assistance.suggestions import undecided_before
+from .assistance import SUGGESTIONS
+from .assistance.suggestions import awaiting_decision, may_show_suggestions
 from .document_questions import AnswerError, checked_answers, ordered_answers, study_questions
-from .models import DocumentAnswer, ErrorAnnotation
-from .save_statements import assignment_open_for_save, insert_unless_stored
+from .models import DocumentAnswer, ErrorAnnotation, SuggestionDecision
+from .save_statements import assignment_open_for_save, delete_by_client_id, insert_unless_stored
 
 MAX_COMMENT = 2000
 MAX_VISITS_KEPT = 5000
@@ -139,33 +142,58 @@ def annotation_add(*, token, data):
 
 
 @transaction.atomic
-def annotation_remove(*, assignment, client_id):
-    """Remove an annotation by its client id; removing one already gone is fine."""
-    assignment = locked_open(assignment)
-    assignment.annotations.filter(client_id=client_id).delete()
-    touch(assignment)
+def annotation_remove(*, token, client_id):
+    """Remove an annotation by its client id; removing one already gone is fine.
+
+    BEGIN, the opening UPDATE (annotations.services.opening), one DELETE, COMMIT.
+    In the suggestion arm an annotation may have stored a decision, which goes
+    with it (the page shows the suggestion as undecided again): one DELETE more,
+    first, as the decision refers to the annotation.
+    """
+    assignment = assignment_opened_or_refused(token=token).assignment
+    if assignment.arm == SUGGESTIONS:
+        SuggestionDecision.objects.filter(
+            assignment_id=assignment.pk, annotation__client_id=client_id
+        ).delete()
+    delete_by_client_id(assignment.pk, client_id)
+
+
+def _move_refusal(assignment, segment):
+    """Why the move to `segment` is refused (only a refusal pays for these reads)."""
+    count = Segment.objects.filter(document_id=assignment.document_id).count()
+    if not is_whole_number(segment) or not 0 <= segment < count:
+        return f"segment must be a whole number from 0 to {count - 1}"
+    if segment > furthest_segment(assignment) + 1:
+        return "segments are done in order: finish the current one first"
+    return "decide on every suggestion of this segment first: accept, change, adjust or reject it"
 
 
 @transaction.atomic
-def assignment_move(*, assignment, segment):
-    """Go to segment `segment`: back to any seen one, or on to the next."""
-    assignment = locked_open(assignment)
-    count = Segment.objects.filter(document_id=assignment.document_id).count()
-    if not is_whole_number(segment) or not 0 <= segment < count:
-        raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
-    if segment > furthest_segment(assignment) + 1:
-        raise TaskInputError("segments are done in order: finish the current one first")
-    if segment > assignment.current_segment and undecided_before(assignment, segment):
-        raise TaskInputError(
-            "decide on every suggestion of this segment first: accept, change, adjust or reject it"
-        )
-    if not assignment.segments_visited:
-        assignment.segments_visited = [assignment.current_segment]
-    if len(assignment.segments_visited) < MAX_VISITS_KEPT:
-        assignment.segments_visited.append(segment)
-    assignment.current_segment = segment
-    touch(assignment, "current_segment", "segments_visited")
-    return assignment
+def assignment_move(*, token, segment):
+    """Go to segment `segment`: back to any seen one, or on to the next; returns the segment.
+
+    BEGIN, the opening UPDATE, one UPDATE that stores the segment (and the
+    visit) only if the segment exists and, going forward in the suggestion arm,
+    no suggestion before it awaits a decision, COMMIT. Both checks are in that
+    second statement, which runs after the row lock and so sees a decision
+    taken in another tab; a refused move changes nothing (the transaction is
+    rolled back) and reads what it needs to say why.
+    """
+    assignment = assignment_opened_or_refused(token=token).assignment
+    if not is_whole_number(segment) or not 0 <= segment <= furthest_segment(assignment) + 1:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    gates = [Exists(Segment.objects.filter(document_id=assignment.document_id, index=segment))]
+    if segment > assignment.current_segment and may_show_suggestions(assignment):
+        gates.append(~Exists(awaiting_decision(assignment, segment)))
+    visited = assignment.segments_visited or [assignment.current_segment]
+    if len(visited) < MAX_VISITS_KEPT:
+        visited = [*visited, segment]
+    stored = Assignment.objects.filter(*gates, pk=assignment.pk).update(
+        current_segment=segment, segments_visited=visited
+    )
+    if not stored:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    return segment
 
 
 @transaction.atomic

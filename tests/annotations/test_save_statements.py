@@ -17,6 +17,7 @@ from django.utils import timezone
 from annotations.models import Assignment
 from protocols.span.models import ErrorAnnotation
 from studies.models import Category
+from tests.annotations.statements import one_transaction, sent
 from tests.annotations.task_api import SEGMENT_TEXT, post
 
 pytestmark = pytest.mark.django_db
@@ -143,3 +144,103 @@ def test_a_huge_segment_index_is_400_not_a_database_error(client, assignment):
     response = post(client, SAVE, assignment, {**span(), "segment": 10**30})
     assert response.status_code == 400
     assert "is not in this document" in response.json()["error"]
+
+
+# --- removing a span and moving between segments -----------------------------------------------
+
+REMOVE, MOVE = "task-api-annotation", "task-api-move"
+
+
+def test_a_remove_sends_four_statements_and_removes_the_span(client, assignment):
+    post(client, SAVE, assignment, span())
+    response, statements = sent(client, "delete", REMOVE, assignment, None, "c1")
+    assert response.status_code == 200 and response.json() == {"removed": "c1"}
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert not ErrorAnnotation.objects.exists()
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.IN_PROGRESS and assignment.last_activity_at is not None
+
+
+def test_removing_a_span_already_gone_is_fine_and_as_cheap(client, assignment):
+    response, statements = sent(client, "delete", REMOVE, assignment, None, "never-saved")
+    assert response.status_code == 200
+    assert len(statements) <= 4, "\n".join(statements)
+
+
+def test_a_remove_removes_only_the_span_of_its_own_assignment(client, assignment):
+    other = Assignment.objects.create(
+        study=assignment.study, document=assignment.document, worker=assignment.worker, kind="retest"
+    )
+    post(client, SAVE, assignment, span())
+    post(client, SAVE, other, span())
+    assert sent(client, "delete", REMOVE, other, None, "c1")[0].status_code == 200
+    assert list(ErrorAnnotation.objects.values_list("assignment_id", flat=True)) == [assignment.pk]
+
+
+@pytest.mark.parametrize("status", [Assignment.Status.SUBMITTED, Assignment.Status.RELEASED])
+def test_a_remove_after_submit_or_release_is_409_and_keeps_the_span(client, assignment, status):
+    post(client, SAVE, assignment, span())
+    Assignment.objects.filter(pk=assignment.pk).update(status=status)
+    response, _ = sent(client, "delete", REMOVE, assignment, None, "c1")
+    assert response.status_code == 409
+    assert ErrorAnnotation.objects.count() == 1
+
+
+def test_a_remove_with_an_unknown_token_is_404(client):
+    path = reverse(REMOVE, args=["no-such-token", "c1"])
+    assert client.delete(path).status_code == 404
+
+
+def test_a_move_sends_four_statements_and_stores_the_segment_and_the_visit(client, assignment):
+    response, statements = sent(client, "post", MOVE, assignment, {"segment": 1})
+    assert response.status_code == 200 and response.json() == {"current_segment": 1}
+    # The opening UPDATE marks the time; the second stores the segment, if it exists (two updates
+    # of the one row: the new visit list is made from the one the first returned).
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assignment.refresh_from_db()
+    assert (assignment.current_segment, assignment.segments_visited) == (1, [0, 1])
+    assert assignment.status == Assignment.Status.IN_PROGRESS
+
+
+def test_a_move_back_sends_four_statements_too(client, assignment):
+    reached(assignment, 2)
+    response, statements = sent(client, "post", MOVE, assignment, {"segment": 0})
+    assert response.status_code == 200
+    assert len(statements) <= 4, "\n".join(statements)
+
+
+@pytest.mark.parametrize(
+    ("segment", "message"),
+    [
+        (2, "segments are done in order"),
+        (3, "segment must be a whole number from 0 to 2"),
+        (10**30, "segment must be a whole number from 0 to 2"),
+        (-1, "segment must be a whole number from 0 to 2"),
+        ("1", "segment must be a whole number from 0 to 2"),
+    ],
+)
+def test_a_refused_move_says_why_and_changes_nothing(client, assignment, segment, message):
+    response, _ = sent(client, "post", MOVE, assignment, {"segment": segment})
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+    assignment.refresh_from_db()
+    assert (assignment.current_segment, assignment.segments_visited, assignment.last_activity_at) == (
+        0,
+        [],
+        None,
+    )
+
+
+def test_a_move_past_the_last_segment_is_refused_even_when_reached(client, assignment):
+    reached(assignment, 2)
+    response, _ = sent(client, "post", MOVE, assignment, {"segment": 3})
+    assert response.status_code == 400
+    assert "from 0 to 2" in response.json()["error"]
+    assert Assignment.objects.get(pk=assignment.pk).current_segment == 2
+
+
+def test_a_move_after_submit_is_409(client, assignment):
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    response, _ = sent(client, "post", MOVE, assignment, {"segment": 1})
+    assert response.status_code == 409
+    assert Assignment.objects.get(pk=assignment.pk).current_segment == 0

@@ -30,7 +30,7 @@ def join_all(study, workers):
 
 
 def finish(assignment):
-    assignment_move(assignment=assignment, segment=0)
+    assignment_move(token=assignment.token, segment=0)
     assignment_submit(assignment=assignment)
 
 

@@ -74,7 +74,7 @@ def work(assignment, rng, truth):
     """One scripted worker on one document, segment by segment."""
     assisted = assignment.arm == "suggestions"
     for segment in range(SEGMENTS):
-        assignment_move(assignment=assignment, segment=segment)
+        assignment_move(token=assignment.token, segment=segment)
         if assisted:
             for row in Suggestion.objects.filter(document=assignment.document, segment__index=segment):
                 correct = row.start in truth

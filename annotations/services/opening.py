@@ -33,7 +33,8 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from annotations.models import OPEN_STATUSES, Assignment
-from studies.models import Study
+from studies.models import Category, Document, Segment, Study
+from studies.spans import is_whole_number
 
 from .task import TaskClosed, TaskNotFound, closed_reason
 
@@ -67,6 +68,42 @@ def column(model, name):
 def assignment_column(name):
     """A column of the assignment row being opened, for a correlated subquery."""
     return f"{table(Assignment)}.{column(Assignment, name)}"
+
+
+def document_segment(name):
+    """Read: column `name` of the segment of the assignment's document whose index is the parameter
+    (NULL when there is none, or on a page of several documents)."""
+    return (
+        f"(SELECT g.{column(Segment, name)} FROM {table(Segment)} g"  # noqa: S608
+        f" WHERE g.{column(Segment, 'document')} = {assignment_column('document')}"
+        f" AND g.{column(Segment, 'index')} = %s)"
+    )
+
+
+def document_column(name):
+    """Read: column `name` of the assignment's document."""
+    return (
+        f"(SELECT d.{column(Document, name)} FROM {table(Document)} d"  # noqa: S608
+        f" WHERE d.{column(Document, 'id')} = {assignment_column('document')})"
+    )
+
+
+def study_category(name):
+    """Read: column `name` of the category of the study's taxonomy whose key is the parameter."""
+    return (
+        f"(SELECT c.{column(Category, name)} FROM {table(Category)} c"  # noqa: S608
+        f" JOIN {table(Study)} s ON c.{column(Category, 'taxonomy')} = s.{column(Study, 'taxonomy')}"
+        f" WHERE s.{column(Study, 'id')} = {assignment_column('study')} AND c.{column(Category, 'key')} = %s)"
+    )
+
+
+# A PositiveIntegerField holds no more; a larger index names no segment (and must not reach PostgreSQL).
+MAX_INDEX = 2**31 - 1
+
+
+def index_param(value):
+    """`value` as a segment index parameter: None unless a whole number a segment may have."""
+    return value if is_whole_number(value) and 0 <= value <= MAX_INDEX else None
 
 
 @cache

@@ -151,16 +151,17 @@ class Opened:
     reads: tuple
 
 
-def assignment_opened(*, token, reads=(), params=()):
+def assignment_opened(*, token, reads=(), params=(), now=None):
     """Lock and touch the open assignment of `token`; None when no open assignment has it.
 
     `reads` are scalar subqueries (SQL text, see `column` and `assignment_column`)
     whose values come back in `Opened.reads`; `params` are their parameters.
     The assignment comes back as a model instance with its study (protocol,
     config) attached, built from the row without a query. Call it inside a
-    transaction: the row stays locked until the end.
+    transaction: the row stays locked until the end. `now` is the moment recorded
+    as the activity (default: the clock's).
     """
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    now = connection.ops.adapt_datetimefield_value(now or timezone.now())
     statement = _statement(connection.vendor, tuple(reads))
     with connection.cursor() as cursor:
         cursor.execute(
@@ -185,14 +186,14 @@ def assignment_opened(*, token, reads=(), params=()):
     return Opened(assignment, tuple(row[width + len(_STUDY_FIELDS) - 1 :]))
 
 
-def assignment_opened_or_refused(*, token, reads=(), params=()):
+def assignment_opened_or_refused(*, token, reads=(), params=(), now=None):
     """`assignment_opened`, or why not: TaskNotFound or TaskClosed (with the 409's reason).
 
     Only a refusal pays for a second read."""
     if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
         raise TaskNotFound(token)
     for _attempt in range(2):
-        opened = assignment_opened(token=token, reads=reads, params=params)
+        opened = assignment_opened(token=token, reads=reads, params=params, now=now)
         if opened is not None:
             return opened
         assignment = Assignment.objects.for_token(token).only("status", "available_from").first()

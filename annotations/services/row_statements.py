@@ -58,7 +58,7 @@ def _insert_statement(vendor, model, unique, only_if, returning):
 
 
 @cache
-def _upsert_statement(vendor, model, unique, update, returning):
+def _upsert_statement(vendor, model, unique, update, only_if, returning):
     meta = model._meta
     fields = _inserted(model)
     changed = ", ".join(
@@ -69,7 +69,8 @@ def _upsert_statement(vendor, model, unique, update, returning):
         f"INSERT INTO {quoted(meta.db_table)} ({', '.join(quoted(field.column) for field in fields)})"  # noqa: S608
         f" VALUES ({', '.join(['%s'] * len(fields))})"
         f" ON CONFLICT ({_columns(model, unique)}) DO UPDATE SET {changed}"
-        f" RETURNING {', '.join([quoted(meta.pk.column), *returning])}"
+        + (f" WHERE {only_if}" if only_if else "")
+        + f" RETURNING {', '.join([quoted(meta.pk.column), *returning])}"
     )
 
 
@@ -93,15 +94,18 @@ def insert_unless_stored(
     return None if row is None else _stored(instance, row)
 
 
-def upsert(instance, *, unique, update, returning=(), params=()):
+def upsert(instance, *, unique, update, returning=(), params=(), only_if="", only_if_params=()):
     """Insert `instance`, or replace the `update` fields of the row with its `unique` fields.
 
     Returns the `returning` values (SQL expressions, with `params`) and sets the instance's pk.
-    A field set on insert only (created_at) keeps its first value.
+    A field set on insert only (created_at) keeps its first value. With `only_if` (SQL naming the
+    stored row by its table, with `only_if_params`) a stored row is replaced only if it holds;
+    when it does not, nothing changes and the answer is None.
     """
     statement = _upsert_statement(
-        connection.vendor, type(instance), tuple(unique), tuple(update), tuple(returning)
+        connection.vendor, type(instance), tuple(unique), tuple(update), only_if, tuple(returning)
     )
     with connection.cursor() as cursor:
-        cursor.execute(statement, [*_values(instance), *params])
-        return _stored(instance, cursor.fetchone())
+        cursor.execute(statement, [*_values(instance), *only_if_params, *params])
+        row = cursor.fetchone()
+    return None if row is None else _stored(instance, row)

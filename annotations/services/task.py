@@ -76,7 +76,7 @@ def furthest_segment(assignment):
 
 
 @transaction.atomic
-def assignment_record_activity(*, assignment, seconds, now=None):
+def assignment_record_activity(*, token, seconds, now=None):
     """Add active time reported by the page, never more than the wall clock allows.
 
     A report adds at most MAX_ACTIVITY_STEP seconds, and at most the time since
@@ -85,22 +85,30 @@ def assignment_record_activity(*, assignment, seconds, now=None):
     cover the time since the assignment started, or one reporting interval. So
     a page that reports 15 s every 15 s is credited in full, and a client that
     fires reports in a loop gains a few seconds, not hours.
+
+    BEGIN, the opening UPDATE (opening.py), which returns the row's time columns
+    as they are once it holds the lock, one UPDATE of the two it changes, COMMIT.
     """
+    from .opening import assignment_opened_or_refused  # opening imports this module's exceptions
+
     if not is_whole_number(seconds) or seconds < 0:
         raise TaskInputError("'seconds' must be a whole number of at least 0")
-    assignment = locked_open(assignment)
     now = now or timezone.now()
+    assignment = assignment_opened_or_refused(token=token, now=now).assignment
     credited_to = assignment.activity_credited_to
     if credited_to is None:
         interval = timedelta(seconds=settings.TASK_ACTIVITY_INTERVAL_SECONDS)
         credited_to = now - max(interval, now - (assignment.started_at or now))
     room = (now - credited_to).total_seconds() + ACTIVITY_SLACK_SECONDS
     credited = max(0, min(seconds, MAX_ACTIVITY_STEP, int(room)))
+    # The sum is made in the UPDATE from the locked row's value, as the lock already ensures.
     assignment.active_seconds += credited
     # Time nobody reported (an idle or hidden tab) is not credited later; slack
     # used by an early report is paid back by the next one.
     assignment.activity_credited_to = max(now, credited_to + timedelta(seconds=credited))
-    touch(assignment, "active_seconds", "activity_credited_to")
+    Assignment.objects.filter(pk=assignment.pk).update(
+        active_seconds=assignment.active_seconds, activity_credited_to=assignment.activity_credited_to
+    )
     return assignment
 
 

@@ -7,19 +7,20 @@ interleave writes; adds carry a client-made id, so a retried save stores
 nothing twice.
 """
 
-from django.db import transaction
+import json
+
+from django.db import connection, transaction
 from django.db.models import Exists
 
 from annotations.models import Assignment
-from annotations.services.opening import assignment_opened_or_refused
+from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
+from annotations.services.row_statements import upsert
 from annotations.services.task import (
     TaskClosed,
     TaskInputError,
     TaskNotFound,
     closed_reason,
     furthest_segment,
-    locked_open,
-    touch,
 )
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
@@ -196,8 +197,37 @@ def assignment_move(*, token, segment):
     return segment
 
 
+def _answers_reads():
+    """What the opening UPDATE reads for the document answers: how many segments the document has,
+    and the answers stored (as stored: the text the UPSERT's condition compares)."""
+    return [
+        f"(SELECT COUNT(*) FROM {table(Segment)} g"  # noqa: S608
+        f" WHERE g.{column(Segment, 'document')} = {assignment_column('document')})",
+        f"(SELECT a.{column(DocumentAnswer, 'answers')} FROM {table(DocumentAnswer)} a"  # noqa: S608
+        f" WHERE a.{column(DocumentAnswer, 'assignment')} = {assignment_column('id')})",
+    ]
+
+
+def _stored_answers(assignment_id):
+    """The stored answers as stored, read after the lock (when the opening UPDATE's read was older)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {column(DocumentAnswer, 'answers')} FROM {table(DocumentAnswer)}"  # noqa: S608
+            f" WHERE {column(DocumentAnswer, 'assignment')} = %s",
+            [assignment_id],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def _as_dict(stored):
+    if stored is None:
+        return {}
+    return json.loads(stored) if isinstance(stored, str) else stored
+
+
 @transaction.atomic
-def document_answers_save(*, assignment, data):
+def document_answers_save(*, token, data):
     """Store the worker's answers about the whole document; returns the DocumentAnswer.
 
     `data` is the decoded JSON body {"answers": {question key: answer}}. The answers
@@ -205,26 +235,38 @@ def document_answers_save(*, assignment, data):
     "" or [] removes it), so each change on the page can be sent alone and a retried
     request stores the same thing again. Every value is checked before anything is
     stored; the questions come after the text, so only once its last segment is reached.
+
+    BEGIN, the opening UPDATE (which reads the segment count and the stored
+    answers), one UPSERT of the merged answers, COMMIT. On PostgreSQL the
+    opening UPDATE's read may predate a save from another tab that it waited
+    for: the UPSERT replaces the stored answers only if they are still the ones
+    merged into, and otherwise the merge is made again from a read after the
+    lock (one SELECT and one UPSERT more), so no answer is lost.
     """
     if not isinstance(data, dict) or set(data) != {"answers"}:
         raise TaskInputError('send {"answers": {question key: answer}}')
-    assignment = locked_open(assignment)
+    opened = assignment_opened_or_refused(token=token, reads=_answers_reads())
+    assignment, (count, stored) = opened.assignment, opened.reads
     questions = study_questions(assignment.study)
     try:
         checked = checked_answers(questions, data["answers"])
     except AnswerError as problem:
         raise TaskInputError(str(problem)) from None
-    last = Segment.objects.filter(document_id=assignment.document_id).count() - 1
-    if furthest_segment(assignment) < last:
+    if furthest_segment(assignment) < count - 1:
         raise TaskInputError("the questions about the whole text come after its last segment: read it first")
-    row, _ = DocumentAnswer.objects.get_or_create(assignment=assignment)
-    merged = dict(row.answers)
-    for key, value in checked.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    row.answers = ordered_answers(questions, merged)
-    row.save(update_fields=["answers", "updated_at"])
-    touch(assignment)
-    return row
+    answers_column = f"{table(DocumentAnswer)}.{column(DocumentAnswer, 'answers')}"
+    for merged_into in (stored, _stored_answers):
+        if callable(merged_into):
+            merged_into = merged_into(assignment.pk)
+        merged = _as_dict(merged_into)
+        for key, value in checked.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        row = DocumentAnswer(assignment=assignment, answers=ordered_answers(questions, merged))
+        unchanged = (f"{answers_column} = %s", [merged_into]) if merged_into is not None else ("1 = 0", [])
+        if upsert(row, unique=("assignment",), update=("answers", "updated_at"), only_if=unchanged[0],
+                  only_if_params=unchanged[1]) is not None:  # fmt: skip
+            return row
+    raise TaskInputError("the answers are changing right now; send them again in a moment")

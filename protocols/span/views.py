@@ -33,9 +33,9 @@ def move(request, token, body):
     return JsonResponse({"current_segment": assignment_move(token=token, segment=body.get("segment"))})
 
 
-@task_api("POST")
-def document_answers(request, assignment, body):
-    saved = document_answers_save(assignment=assignment, data=body)
+@task_api("POST", opens_by_token=True)
+def document_answers(request, token, body):
+    saved = document_answers_save(token=token, data=body)
     return JsonResponse({"answers": saved.answers})
 
 

@@ -6,6 +6,7 @@ transaction the save's BEGIN and COMMIT are a SAVEPOINT and its RELEASE, which
 the captured queries show in their place.
 """
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -244,3 +245,49 @@ def test_a_move_after_submit_is_409(client, assignment):
     response, _ = sent(client, "post", MOVE, assignment, {"segment": 1})
     assert response.status_code == 409
     assert Assignment.objects.get(pk=assignment.pk).current_segment == 0
+
+
+# --- activity and feedback: every protocol's page ---------------------------------------------
+
+
+def test_an_activity_report_sends_four_statements_and_is_credited(client, assignment, clock):
+    # The opening UPDATE returns the row's time columns under the lock; the second adds the time.
+    response, statements = sent(client, "post", "task-api-activity", assignment, {"seconds": 10})
+    assert response.status_code == 200 and response.json() == {"active_seconds": 10}
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    clock.advance(15)
+    assert sent(client, "post", "task-api-activity", assignment, {"seconds": 15})[0].json() == {
+        "active_seconds": 25
+    }
+    assert Assignment.objects.get(pk=assignment.pk).active_seconds == 25
+
+
+def test_feedback_sends_four_statements_and_is_stored(client, assignment):
+    response, statements = sent(client, "post", "task-api-feedback", assignment, {"text": "Clear task."})
+    assert response.status_code == 200 and response.json() == {"text": "Clear task."}
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert Assignment.objects.get(pk=assignment.pk).worker_feedback == "Clear task."
+
+
+@pytest.mark.parametrize(
+    ("name", "body"), [("task-api-activity", {"seconds": 10}), ("task-api-feedback", {"text": "late"})]
+)
+def test_activity_and_feedback_after_submit_are_409(client, assignment, name, body):
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    assert sent(client, "post", name, assignment, body)[0].status_code == 409
+    assignment.refresh_from_db()
+    assert (assignment.active_seconds, assignment.worker_feedback) == (0, "")
+
+
+@pytest.mark.parametrize(
+    ("name", "body"),
+    [("task-api-activity", {"seconds": -1}), ("task-api-feedback", {"text": 5}), (SAVE, {}),
+     ("task-api-document-answers", {}), ("task-api-ratings", {}), ("task-api-move", {"segment": "x"})],
+)  # fmt: skip
+def test_a_bad_body_still_answers_404_for_an_unknown_token_and_409_for_a_closed_task(
+    client, assignment, name, body
+):
+    path = reverse(name, args=["no-such-token"])
+    assert client.post(path, json.dumps(body), content_type="application/json").status_code == 404
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
+    assert post(client, name, assignment, body).status_code == 409

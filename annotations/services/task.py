@@ -118,16 +118,33 @@ def new_completion_code():
 
 
 @transaction.atomic
-def assignment_submit(*, assignment):
-    """Submit the assignment once all segments are done; submitting again changes nothing.
+def assignment_submit(*, token):
+    """Submit the assignment of `token` once all segments are done; submitting again changes nothing.
 
     In a qualification round the candidate's next document is created here, and
     every document of the round gets the same completion code (services.rounds).
+
+    BEGIN, one SELECT ... FOR UPDATE that finds the assignment by its token and
+    locks it, with its study, document and worker (what the checks, the
+    receivers and the completion data read), the protocol's check of what is
+    left (one COUNT on a span document), one UPDATE, COMMIT; scoring against
+    gold, a retest and a round's next document add what they write. A repeat
+    sends BEGIN, the SELECT, COMMIT.
     """
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
+        raise TaskNotFound(token)
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("study", "document", "worker")
+        .filter(token=token)
+        .first()
+    )
+    if locked is None:
+        raise TaskNotFound(token)
     if locked.status == Assignment.Status.SUBMITTED:
         return locked
-    locked = locked_open(locked)
+    if (reason := closed_reason(locked)) is not None:
+        raise TaskClosed(reason)
     missing = protocols.of(locked.study).missing(locked)
     if missing:
         raise TaskInputError(missing)

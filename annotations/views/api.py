@@ -137,7 +137,7 @@ def feedback(request, token, body):
     return JsonResponse({"text": saved.worker_feedback})
 
 
-@task_api("POST")
-def submit(request, assignment, body):
-    submitted = assignment_submit(assignment=assignment)
+@task_api("POST", opens_by_token=True)
+def submit(request, token, body):
+    submitted = assignment_submit(token=token)
     return JsonResponse({"status": submitted.status, "completion": selectors.completion_data(submitted)})

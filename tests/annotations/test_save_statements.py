@@ -291,3 +291,28 @@ def test_a_bad_body_still_answers_404_for_an_unknown_token_and_409_for_a_closed_
     assert client.post(path, json.dumps(body), content_type="application/json").status_code == 404
     Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.SUBMITTED)
     assert post(client, name, assignment, body).status_code == 409
+
+
+# --- submit -------------------------------------------------------------------------------------
+
+
+def test_a_submit_sends_five_statements_and_a_repeat_three(client, assignment):
+    """Submit finds and locks the assignment by its token with what it reads (one SELECT ... FOR UPDATE),
+    asks the protocol what is left (a span document: one COUNT of its segments), stores the status and
+    code (one UPDATE): BEGIN and COMMIT around them make 5. A repeat changes nothing: BEGIN, SELECT, COMMIT."""
+    reached(assignment, 2)
+    response, statements = sent(client, "post", "task-api-submit", assignment)
+    assert response.status_code == 200 and response.json()["status"] == "submitted"
+    assert len(statements) <= 5 and one_transaction(statements), "\n".join(statements)
+    again, statements = sent(client, "post", "task-api-submit", assignment)
+    assert again.json() == response.json()
+    assert len(statements) <= 3, "\n".join(statements)
+
+
+def test_a_submit_with_work_left_is_400_and_then_nothing_else_is_refused(client, assignment):
+    refused = sent(client, "post", "task-api-submit", assignment)[0]
+    assert refused.status_code == 400 and Assignment.objects.get(pk=assignment.pk).status == "assigned"
+    reached(assignment, 2)
+    assert sent(client, "post", "task-api-submit", assignment)[0].status_code == 200
+    assert post(client, SAVE, assignment, span(client_id="late")).status_code == 409
+    assert not ErrorAnnotation.objects.exists()

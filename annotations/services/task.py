@@ -1,7 +1,9 @@
 """What every task page does with its assignment: lock it, record activity, submit.
 
 A protocol's own writes (spans, ratings, answers, choices) are in its app and
-use locked_open and touch from here.
+open the assignment with the one UPDATE of opening.py (find, check, lock and
+touch at once) and store their row with row_statements.py; locked_open and
+touch remain for writes of several rows (a decision on a suggestion).
 
 Every call locks the assignment row first, so a double click or two tabs
 cannot interleave writes, and every call is idempotent where a retry may

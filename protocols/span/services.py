@@ -1,9 +1,9 @@
 """The span page's writes: add and remove error spans, move between segments, answer
 the questions about the whole document.
 
-Each locks the assignment row first (annotations.services.task.locked_open, or
-for a save the UPDATE of save_statements), so a double click or two tabs cannot
-interleave writes; adds carry a client-made id, so a retried save stores
+Each locks the assignment row first (the UPDATE of save_statements for a save,
+of annotations.services.opening for the others), so a double click or two tabs
+cannot interleave writes; adds carry a client-made id, so a retried save stores
 nothing twice.
 """
 

@@ -17,7 +17,7 @@ def _for_token(token):
 
 def task_assignment_for_api(token):
     """The bare assignment of a task token (the API's services lock and load the rest)."""
-    return _for_token(token).only("pk", "status", "study_id", "document_id").first()
+    return _for_token(token).only("pk", "status", "available_from", "study_id", "document_id").first()
 
 
 def task_assignment(token):

@@ -57,7 +57,8 @@ def saves_phase(cluster, name, tokens, saves, think, address, saves_only=False, 
     """Run the simulated workers against `address`; print their figures and each node's CPU per
     request; return (results, failed requests)."""
     nodes = meters(cluster, ["web1", "web2", "postgres", "proxy", "redis"])
-    results, seconds, used = run_workers(tokens, saves, think, list(nodes.values()), saves_only,
+    mode = "saves" if saves_only else "mixed"
+    results, seconds, used = run_workers(tokens, saves, think, list(nodes.values()), mode,
                                          prefix=name[0], address=address, **options)  # fmt: skip
     cpu = dict(zip(nodes, used, strict=True))
     errors = describe(name, results, seconds, cpu["web1"] + cpu["web2"], cpu["postgres"])
@@ -157,7 +158,7 @@ def failure_phase(cluster, tokens, saves, think, expected):
     ledger = []
     results, seconds, _ = run_workers(tokens, saves, think, [], prefix="k", address=(cluster.address["proxy"], 80),
                                       retry=True, ledger=ledger, while_running=kill_when_a_part_is_stored)  # fmt: skip
-    failed_attempts = Counter(status for _, status, _, _ in results if is_error(status))
+    failed_attempts = Counter(result[1] for result in results if is_error(result[1]))
     print(f"  saves: {len(results)} requests in {seconds:.1f} s, failed attempts that the pages sent again: "
           f"{sum(failed_attempts.values())} ({dict(failed_attempts)})")  # fmt: skip
     refused = [line for line in cluster.proxy_log() if " 502 " in line or " 503 " in line]

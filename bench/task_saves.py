@@ -15,7 +15,12 @@ Each simulated worker opens its task page (for the CSRF cookie), then adds
 annotations one after another with a think time between saves (uniform
 1-5 s: a very fast human; real annotators take longer), removes every fifth one and moves on through the
 segments. A second, closed-loop phase (no think time) gives the capacity; a
-third sends saves only, closed loop, so its CPU per request is per save.
+third sends saves only, closed loop, so its CPU per request is per save; a
+fourth removes those saves and a fifth moves back and forth between two
+segments, closed loop too, so their CPU per request is per remove and per move.
+Each phase prints, for each kind of request (add, remove, move), its count,
+latency, SQL statements and the CPU the worker spent in the application
+(`X-Bench-CPU-us`, beside the whole server's CPU from /proc).
 
 `--checkout DIR` serves another checkout of the project (e.g. a `git worktree`
 of the commit before a change) with this script, so that the two are measured
@@ -52,7 +57,7 @@ from bench.process_cpu import PostgresBackendCPU, cpu_seconds, peak_rss_mb  # no
 PORT = 8765
 # paced, closed (mixed closed loop), saves (saves only, closed loop), bare (the same saves from a bare
 # psycopg loop, PostgreSQL only), page (the annotation page with 200 annotations).
-PHASES = ("paced", "closed", "saves", "bare", "page")
+PHASES = ("paced", "closed", "saves", "removes", "moves", "bare", "page")
 SEGMENT = "Anna met Ben at the old mill near the river. They talked until the lamps were lit."
 
 
@@ -137,6 +142,7 @@ class Session:
         self.cookie = ""
         self.csrf = ""
         self.statements = 0  # of the last request, as the server counted them
+        self.cpu_us = 0  # the worker's CPU time in the application for the last request
 
     def request(self, method, path, body=None):
         connection = http.client.HTTPConnection(*self.address, timeout=30)
@@ -157,6 +163,7 @@ class Session:
             return 0, time.perf_counter() - started, str(problem).encode()
         elapsed = time.perf_counter() - started
         self.statements = int(response.getheader("X-Bench-Statements") or 0)
+        self.cpu_us = int(response.getheader("X-Bench-CPU-us") or 0)
         for name, value in response.getheaders():
             if name.lower() == "set-cookie" and value.startswith("csrftoken="):
                 self.csrf = value.split(";", 1)[0].split("=", 1)[1]
@@ -180,15 +187,17 @@ def send(session, method, path, body, results, kind, retry):
     failures = 0
     while True:
         status, elapsed, _ = session.request(method, path, body)
-        results.append((kind, status, elapsed, session.statements))
+        results.append((kind, status, elapsed, session.statements, session.cpu_us))
         if not retry or (status != 0 and status < 500):
             return status
         time.sleep(PAGE_BACKOFF_SECONDS[min(failures, len(PAGE_BACKOFF_SECONDS) - 1)])
         failures += 1
 
 
-def simulate(session, saves, think, results, seed, saves_only=False, prefix="", retry=False, ledger=None):
-    """Add `saves` spans; unless `saves_only`, remove every fifth and move on a segment after it.
+def simulate(session, saves, think, results, seed, mode="mixed", prefix="", retry=False, ledger=None):
+    """One simulated worker's requests. `mode`: "mixed" adds `saves` spans, removes every fifth
+    and moves on a segment after it; "saves" only adds; "removes" removes the spans the "saves"
+    phase added (prefix "s"); "moves" moves between the first two segments.
 
     With `retry`, failed requests are sent again like the page's queue does; `ledger`, if given,
     receives (operation, client_id, last status) for every add and remove."""
@@ -198,14 +207,19 @@ def simulate(session, saves, think, results, seed, saves_only=False, prefix="", 
     for number in range(saves):
         if think:
             time.sleep(rng.uniform(*think))
+        if mode == "removes":
+            path = f"{api}/annotations/s{session.token[:8]}-{number}/"
+            send(session, "DELETE", path, None, results, "remove", retry)
+            continue
+        if mode == "moves":
+            send(session, "POST", f"{api}/move/", {"segment": (number + 1) % 2}, results, "move", retry)
+            continue
         body = {"client_id": f"{prefix}{session.token[:8]}-{number}", "category": "CharE", "segment": segment,
                 "start": 0, "end": 4, "text": "Anna"}  # fmt: skip
         status = send(session, "POST", f"{api}/annotations/", body, results, "add", retry)
         if ledger is not None:
             ledger.append(("add", body["client_id"], status))
-        if saves_only:
-            continue
-        if number % 5 == 4:
+        if mode == "mixed" and number % 5 == 4:
             path = f"{api}/annotations/{body['client_id']}/"
             status = send(session, "DELETE", path, None, results, "remove", retry)
             if ledger is not None:
@@ -227,7 +241,7 @@ class ServerCPU:
         return cpu_seconds(self.pid) - self._before
 
 
-def run_workers(tokens, saves, think, meters, saves_only=False, prefix="", address=("127.0.0.1", PORT),
+def run_workers(tokens, saves, think, meters, mode="mixed", prefix="", address=("127.0.0.1", PORT),
                 retry=False, ledger=None, while_running=None):  # fmt: skip
     """Run the simulated workers; return (results, wall seconds, [CPU seconds of each meter]).
 
@@ -244,7 +258,7 @@ def run_workers(tokens, saves, think, meters, saves_only=False, prefix="", addre
     for number, session in enumerate(sessions):
         thread = threading.Thread(  # daemons: Ctrl-C ends the benchmark without waiting for them
             target=simulate,
-            args=(session, saves, think, results, number, saves_only, prefix, retry, ledger),
+            args=(session, saves, think, results, number, mode, prefix, retry, ledger),
             daemon=True,
         )
         threads.append(thread)
@@ -257,11 +271,11 @@ def run_workers(tokens, saves, think, meters, saves_only=False, prefix="", addre
     return results, seconds, [meter.stop() for meter in meters]
 
 
-def run_phase(server, postgres, tokens, saves, think, saves_only=False, prefix=""):
+def run_phase(server, postgres, tokens, saves, think, mode="mixed", prefix=""):
     """Run the simulated workers; return (results, wall seconds, web CPU seconds, PostgreSQL CPU
     seconds or None)."""
     meters = [ServerCPU(server.pid)] + ([PostgresBackendCPU(postgres)] if postgres else [])
-    results, seconds, used = run_workers(tokens, saves, think, meters, saves_only, prefix)
+    results, seconds, used = run_workers(tokens, saves, think, meters, mode, prefix)
     return results, seconds, used[0], used[1] if postgres else None
 
 
@@ -314,22 +328,28 @@ def percentile(values, share):
 
 def describe(name, results, seconds, cpu, database_cpu):
     """Print the phase's figures; return its number of failed requests."""
-    latencies = [elapsed * 1000 for _, _, elapsed, _ in results]
-    errors = sum(1 for _, status, _, _ in results if is_error(status))
+    latencies = [result[2] * 1000 for result in results]
+    errors = sum(1 for result in results if is_error(result[1]))
     statuses = ", ".join(f"{status}: {count}" for status, count in sorted(
-        Counter(status for _, status, _, _ in results if is_error(status)).items()))  # fmt: skip
+        Counter(result[1] for result in results if is_error(result[1])).items()))  # fmt: skip
     database = "" if database_cpu is None else f", PostgreSQL CPU {1000 * database_cpu / len(results):.2f} ms"
     print(f"{name}: {len(results)} requests in {seconds:.1f} s = {len(results) / seconds:.0f} req/s; "
           f"p50 {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
           f"max {max(latencies):.1f} ms; per request: web CPU {1000 * cpu / len(results):.2f} ms{database}; "
           f"errors {errors} of {len(results)}" + (f" ({statuses})" if statuses else "") +
           f"; machine load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    saves = [(elapsed * 1000, statements) for kind, _, elapsed, statements in results if kind == "add"]
-    statements = Counter(statements for _, statements in saves)
-    print(f"  saves: {len(saves)}, p50 {statistics.median(ms for ms, _ in saves):.1f} ms, "
-          f"p95 {percentile([ms for ms, _ in saves], 0.95):.1f} ms; SQL statements per save "
-          f"{sum(n for _, n in saves) / len(saves):.2f} on average, max {max(statements)} "
-          f"({', '.join(f'{n}: {count}' for n, count in sorted(statements.items()))})")  # fmt: skip
+    for kind, label in (("add", "saves"), ("remove", "removes"), ("move", "moves")):
+        of_kind = [
+            (elapsed * 1000, statements, cpu_us) for k, _, elapsed, statements, cpu_us in results if k == kind
+        ]
+        if not of_kind:
+            continue
+        statements = Counter(n for _, n, _ in of_kind)
+        print(f"  {label}: {len(of_kind)}, p50 {statistics.median(ms for ms, _, _ in of_kind):.1f} ms, "
+              f"p95 {percentile([ms for ms, _, _ in of_kind], 0.95):.1f} ms; SQL statements per request "
+              f"{sum(n for _, n, _ in of_kind) / len(of_kind):.2f} on average, max {max(statements)} "
+              f"({', '.join(f'{n}: {count}' for n, count in sorted(statements.items()))}); "
+              f"application CPU {statistics.mean(us for _, _, us in of_kind) / 1000:.2f} ms per request")  # fmt: skip
     return errors
 
 
@@ -396,20 +416,22 @@ def main():
         print(f"gunicorn: 2 sync workers; {engine_name(args.database_url)}; "
               f"{args.workers} simulated workers x {args.saves} saves")  # fmt: skip
         saves_phase = None
-        for key, name, saves, think, saves_only in [
+        for key, name, saves, think, mode in [
             (
                 "paced",
                 f"paced (think time {think_low:g}-{think_high:g} s)",
                 args.saves,
                 (think_low, think_high),
-                False,
+                "mixed",
             ),
-            ("closed", "closed loop (no think time, capacity)", args.saves // 3, None, False),
-            ("saves", "saves only, closed loop", args.saves // 3, None, True),
+            ("closed", "closed loop (no think time, capacity)", args.saves // 3, None, "mixed"),
+            ("saves", "saves only, closed loop", args.saves // 3, None, "saves"),
+            ("removes", "removes only (of those saves), closed loop", args.saves // 3, None, "removes"),
+            ("moves", "moves only, closed loop", args.saves // 3, None, "moves"),
         ]:
             if key not in phases:
                 continue
-            measured = run_phase(server, postgres, tokens, saves, think, saves_only, prefix=name[0])
+            measured = run_phase(server, postgres, tokens, saves, think, mode, prefix=name[0])
             errors += describe(name, *measured)
             print(f"  peak RSS of the largest gunicorn process so far: {peak_rss_mb(server.pid):.0f} MB")
             if key == "saves":

@@ -60,7 +60,8 @@ def next_block(study, worker):
     return min(free, key=lambda b: active[b]) if free else None
 
 
-@transaction.atomic
+# No savepoint: only the submit calls it, inside its transaction, and a failure fails the submit.
+@transaction.atomic(savepoint=False)
 def retest_schedule(*, assignment):
     """After a main block is submitted, its retest for the same worker N days later."""
     days = assignment.study.config.get("retest_after_days")

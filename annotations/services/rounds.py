@@ -62,7 +62,8 @@ def round_progress(assignment):
     return position, max(total, position)
 
 
-@transaction.atomic
+# No savepoint: only the submit calls it, inside its transaction, and a failure fails the submit.
+@transaction.atomic(savepoint=False)
 def round_continue(*, assignment):
     """After a submit: the candidate's next document of the round (created now), or None after the last.
 

@@ -1,7 +1,9 @@
 """What every task page does with its assignment: lock it, record activity, submit.
 
 A protocol's own writes (spans, ratings, answers, choices) are in its app and
-use locked_open and touch from here.
+open the assignment with the one UPDATE of opening.py (find, check, lock and
+touch at once) and store their row with row_statements.py; locked_open and
+touch remain for writes of several rows (a decision on a suggestion).
 
 Every call locks the assignment row first, so a double click or two tabs
 cannot interleave writes, and every call is idempotent where a retry may
@@ -76,7 +78,7 @@ def furthest_segment(assignment):
 
 
 @transaction.atomic
-def assignment_record_activity(*, assignment, seconds, now=None):
+def assignment_record_activity(*, token, seconds, now=None):
     """Add active time reported by the page, never more than the wall clock allows.
 
     A report adds at most MAX_ACTIVITY_STEP seconds, and at most the time since
@@ -85,22 +87,30 @@ def assignment_record_activity(*, assignment, seconds, now=None):
     cover the time since the assignment started, or one reporting interval. So
     a page that reports 15 s every 15 s is credited in full, and a client that
     fires reports in a loop gains a few seconds, not hours.
+
+    BEGIN, the opening UPDATE (opening.py), which returns the row's time columns
+    as they are once it holds the lock, one UPDATE of the two it changes, COMMIT.
     """
+    from .opening import assignment_opened_or_refused  # opening imports this module's exceptions
+
     if not is_whole_number(seconds) or seconds < 0:
         raise TaskInputError("'seconds' must be a whole number of at least 0")
-    assignment = locked_open(assignment)
     now = now or timezone.now()
+    assignment = assignment_opened_or_refused(token=token, now=now).assignment
     credited_to = assignment.activity_credited_to
     if credited_to is None:
         interval = timedelta(seconds=settings.TASK_ACTIVITY_INTERVAL_SECONDS)
         credited_to = now - max(interval, now - (assignment.started_at or now))
     room = (now - credited_to).total_seconds() + ACTIVITY_SLACK_SECONDS
     credited = max(0, min(seconds, MAX_ACTIVITY_STEP, int(room)))
+    # The sum is made in the UPDATE from the locked row's value, as the lock already ensures.
     assignment.active_seconds += credited
     # Time nobody reported (an idle or hidden tab) is not credited later; slack
     # used by an early report is paid back by the next one.
     assignment.activity_credited_to = max(now, credited_to + timedelta(seconds=credited))
-    touch(assignment, "active_seconds", "activity_credited_to")
+    Assignment.objects.filter(pk=assignment.pk).update(
+        active_seconds=assignment.active_seconds, activity_credited_to=assignment.activity_credited_to
+    )
     return assignment
 
 
@@ -110,16 +120,33 @@ def new_completion_code():
 
 
 @transaction.atomic
-def assignment_submit(*, assignment):
-    """Submit the assignment once all segments are done; submitting again changes nothing.
+def assignment_submit(*, token):
+    """Submit the assignment of `token` once all segments are done; submitting again changes nothing.
 
     In a qualification round the candidate's next document is created here, and
     every document of the round gets the same completion code (services.rounds).
+
+    BEGIN, one SELECT ... FOR UPDATE that finds the assignment by its token and
+    locks it, with its study, document and worker (what the checks, the
+    receivers and the completion data read), the protocol's check of what is
+    left (one COUNT on a span document), one UPDATE, COMMIT; scoring against
+    gold, a retest and a round's next document add what they write. A repeat
+    sends BEGIN, the SELECT, COMMIT.
     """
-    locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
+    if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
+        raise TaskNotFound(token)
+    locked = (
+        Assignment.objects.select_for_update(of=("self",))
+        .select_related("study", "document", "worker")
+        .filter(token=token)
+        .first()
+    )
+    if locked is None:
+        raise TaskNotFound(token)
     if locked.status == Assignment.Status.SUBMITTED:
         return locked
-    locked = locked_open(locked)
+    if (reason := closed_reason(locked)) is not None:
+        raise TaskClosed(reason)
     missing = protocols.of(locked.study).missing(locked)
     if missing:
         raise TaskInputError(missing)

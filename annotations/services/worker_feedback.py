@@ -2,20 +2,22 @@
 
 from django.db import transaction
 
-from annotations.models import WORKER_FEEDBACK_MAX_CHARS
+from annotations.models import WORKER_FEEDBACK_MAX_CHARS, Assignment
 from falte_site.json_input import JSONInputError, check_json_value
 
-from .task import TaskInputError, locked_open, touch
+from .opening import assignment_opened_or_refused
+from .task import TaskInputError
 
 
 @transaction.atomic
-def assignment_save_feedback(*, assignment, text):
+def assignment_save_feedback(*, token, text):
     """Store `text` as the assignment's worker feedback, replacing what was there.
 
     The page sends the whole text after each pause in typing, so the last text
     wins and a repeated request changes nothing. An empty text clears it. Like
     every other write it is refused once the assignment is submitted or
-    released (TaskClosed).
+    released (TaskClosed). BEGIN, the opening UPDATE (opening.py), one UPDATE
+    of the text, COMMIT.
     """
     if not isinstance(text, str):
         raise TaskInputError("'text' must be text")
@@ -28,7 +30,7 @@ def assignment_save_feedback(*, assignment, text):
         check_json_value(text)
     except JSONInputError as problem:
         raise TaskInputError(f"the feedback: {problem}") from None
-    locked = locked_open(assignment)
-    locked.worker_feedback = text
-    touch(locked, "worker_feedback")
-    return locked
+    assignment = assignment_opened_or_refused(token=token).assignment
+    Assignment.objects.filter(pk=assignment.pk).update(worker_feedback=text)
+    assignment.worker_feedback = text
+    return assignment

@@ -23,6 +23,7 @@ from annotations.services import (
     assignment_save_feedback,
     assignment_submit,
 )
+from annotations.services.task import closed_reason
 from falte_site.json_input import JSONInputError, parse_json
 from studies import protocols
 
@@ -63,11 +64,12 @@ NO_TASK = "There is no task with this link."
 def task_api(*methods, opens_by_token=False):
     """Find the token's assignment, decode the JSON body, turn task errors into 4xx.
 
-    A view that finds and locks the assignment in its own first statement (a
-    hot write: the span page's save) says `opens_by_token`: it is given the
+    A view that finds and locks the assignment in its own first statement (every
+    write: annotations.services.opening) says `opens_by_token`: it is given the
     token instead of the assignment and raises TaskNotFound for an unknown one,
     so the request sends no separate lookup. A refused body still answers 404
-    for an unknown token, as for every other view.
+    for an unknown token and 409 for a closed assignment, as for every other
+    view: only a refusal pays for that read.
     """
 
     def decorate(view):
@@ -94,6 +96,10 @@ def task_api(*methods, opens_by_token=False):
             try:
                 return view(request, assignment, body, *args, **kwargs)
             except TaskInputError as problem:
+                if opens_by_token:
+                    # The view checked the body before it found the assignment: an unknown token
+                    # is still a 404, and a closed assignment a 409, as for every other view.
+                    return _refused_by_token(token, problem)
                 return error(400, str(problem))
             except TaskClosed as closed:
                 return error(409, str(closed))
@@ -105,24 +111,33 @@ def task_api(*methods, opens_by_token=False):
     return decorate
 
 
+def _refused_by_token(token, problem):
+    assignment = selectors.task_assignment_for_api(token)
+    if assignment is None:
+        return error(404, NO_TASK)
+    if (reason := closed_reason(assignment)) is not None:
+        return error(409, reason)
+    return error(400, str(problem))
+
+
 @task_api("GET")
 def state(request, assignment, body):
     return JsonResponse(protocols.of(assignment.study).state(assignment))
 
 
-@task_api("POST")
-def activity(request, assignment, body):
-    updated = assignment_record_activity(assignment=assignment, seconds=body.get("seconds"))
+@task_api("POST", opens_by_token=True)
+def activity(request, token, body):
+    updated = assignment_record_activity(token=token, seconds=body.get("seconds"))
     return JsonResponse({"active_seconds": updated.active_seconds})
 
 
-@task_api("POST")
-def feedback(request, assignment, body):
-    saved = assignment_save_feedback(assignment=assignment, text=body.get("text"))
+@task_api("POST", opens_by_token=True)
+def feedback(request, token, body):
+    saved = assignment_save_feedback(token=token, text=body.get("text"))
     return JsonResponse({"text": saved.worker_feedback})
 
 
-@task_api("POST")
-def submit(request, assignment, body):
-    submitted = assignment_submit(assignment=assignment)
+@task_api("POST", opens_by_token=True)
+def submit(request, token, body):
+    submitted = assignment_submit(token=token)
     return JsonResponse({"status": submitted.status, "completion": selectors.completion_data(submitted)})

@@ -2,7 +2,9 @@
 
 from django.db import transaction
 
-from annotations.services.task import TaskInputError, locked_open, touch
+from annotations.services.opening import assignment_opened_or_refused
+from annotations.services.row_statements import upsert
+from annotations.services.task import TaskInputError
 from studies.spans import is_whole_number
 
 from . import config
@@ -13,15 +15,16 @@ FIELDS = ("position", "choice", "strength")
 
 
 @transaction.atomic
-def choice_save(*, assignment, data):
+def choice_save(*, token, data):
     """Store (or change) the worker's choice in one pair of their block; sending it again changes nothing.
 
     `data` is {"position", "choice": "left"|"right"|"tie", "strength": n or null}: the
     sides as this worker was shown them. A tie needs a study that allows ties
     (config.allow_ties); with a strength scale (config.strength) a side's
-    choice needs its strength, and a tie has none.
+    choice needs its strength, and a tie has none. BEGIN, the opening UPDATE
+    (annotations.services.opening), one UPSERT, COMMIT.
     """
-    assignment = locked_open(assignment)
+    assignment = assignment_opened_or_refused(token=token).assignment
     study = assignment.study
     if study.protocol != PAIRWISE:
         raise TaskInputError("this is not a pairwise comparison study")
@@ -40,11 +43,13 @@ def choice_save(*, assignment, data):
     problem = config.choice_problem(study, choice) or config.strength_problem(study, choice, strength)
     if problem:
         raise TaskInputError(problem)
-    saved, _ = PairwiseChoice.objects.update_or_create(
-        assignment=assignment, position=position,
-        defaults={"left_id": entry["left"], "right_id": entry["right"], "choice": choice, "strength": strength},
+    saved = PairwiseChoice(
+        assignment=assignment, position=position, left_id=entry["left"], right_id=entry["right"], choice=choice,
+        strength=strength,
     )  # fmt: skip
-    touch(assignment)
+    upsert(
+        saved, unique=("assignment", "position"), update=("left", "right", "choice", "strength", "updated_at")
+    )
     return saved
 
 

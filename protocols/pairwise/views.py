@@ -7,7 +7,7 @@ from annotations.views.api import task_api
 from .services import choice_save
 
 
-@task_api("POST")
-def choices(request, assignment, body):
-    saved = choice_save(assignment=assignment, data=body)
+@task_api("POST", opens_by_token=True)
+def choices(request, token, body):
+    saved = choice_save(token=token, data=body)
     return JsonResponse({"position": saved.position, "choice": saved.choice, "strength": saved.strength})

@@ -2,8 +2,11 @@
 
 from django.db import transaction
 
-from annotations.services.task import TaskInputError, locked_open, touch
+from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
+from annotations.services.row_statements import upsert
+from annotations.services.task import TaskInputError
 from protocols.rating.models import BestWorstJudgment, Rating
+from studies.models import Document
 from studies.spans import is_whole_number
 
 from .keys import BWS, LIKERT
@@ -20,41 +23,66 @@ def _document_ids(assignment):
     return set(assignment.items)
 
 
-def _document(assignment, external_id):
-    document = assignment.study.documents.filter(external_id=external_id, block=assignment.block).first() if (
-        isinstance(external_id, str)
-    ) else None  # fmt: skip
-    if document is None or document.pk not in _document_ids(assignment):
+def _block_document_read():
+    """Read of the opening UPDATE: the document of the study's block with the external id given."""
+    return (
+        f"(SELECT d.{column(Document, 'id')} FROM {table(Document)} d"  # noqa: S608
+        f" WHERE d.{column(Document, 'study')} = {assignment_column('study')}"
+        f" AND d.{column(Document, 'block')} = {assignment_column('block')}"
+        f" AND d.{column(Document, 'external_id')} = %s)"
+    )
+
+
+def _external_id(value):
+    return value if isinstance(value, str) else None
+
+
+def _document(assignment, external_id, document_id):
+    """The document `external_id` of the block, as the opening UPDATE found it (`document_id`)."""
+    if document_id is None or document_id not in _document_ids(assignment):
         raise TaskInputError(f"document {external_id!r} is not in this block")
-    return document
+    return Document(id=document_id, external_id=external_id)
 
 
 @transaction.atomic
-def rating_save(*, assignment, data):
-    """Store (or change) the worker's Likert score of one output of their block."""
-    assignment = locked_open(assignment)
+def rating_save(*, token, data):
+    """Store (or change) the worker's Likert score of one output of their block.
+
+    BEGIN, the opening UPDATE (annotations.services.opening, which also finds
+    the document), one UPSERT, COMMIT: sending the same score again changes
+    nothing, a new one replaces it."""
+    external_id = data.get("document")
+    opened = assignment_opened_or_refused(
+        token=token, reads=[_block_document_read()], params=[_external_id(external_id)]
+    )
+    assignment = opened.assignment
     if assignment.study.protocol != LIKERT:
         raise TaskInputError("this is not a Likert study")
-    document = _document(assignment, data.get("document"))
+    document = _document(assignment, external_id, *opened.reads)
     low, high = likert_scale(assignment.study)
     score = data.get("score")
     if not is_whole_number(score) or not low <= score <= high:
         raise TaskInputError(f"'score' must be a whole number from {low} to {high}")
-    rating, _ = Rating.objects.update_or_create(
-        assignment=assignment, document=document, defaults={"score": score}
-    )
-    touch(assignment)
+    rating = Rating(assignment=assignment, document=document, score=score)
+    upsert(rating, unique=("assignment", "document"), update=("score", "updated_at"))
     return rating
 
 
 @transaction.atomic
-def judgment_save(*, assignment, data):
+def judgment_save(*, token, data):
     """Store (or change) the best and worst of one tuple, and the gap value.
 
     When the study has a value scale (``config.bws.value_scale``) the value
     is required: a judgment without it would be missing from the value score.
+    BEGIN, the opening UPDATE (which also finds both documents), one UPSERT, COMMIT.
     """
-    assignment = locked_open(assignment)
+    best_id, worst_id = data.get("best"), data.get("worst")
+    opened = assignment_opened_or_refused(
+        token=token,
+        reads=[_block_document_read()] * 2,
+        params=[_external_id(best_id), _external_id(worst_id)],
+    )
+    assignment = opened.assignment
     if assignment.study.protocol != BWS:
         raise TaskInputError("this is not a Best-Worst Scaling study")
     position = data.get("position")
@@ -65,7 +93,10 @@ def judgment_save(*, assignment, data):
     )
     if entry is None:
         raise TaskInputError(f"tuple {position!r} is not in this block")
-    best, worst = _document(assignment, data.get("best")), _document(assignment, data.get("worst"))
+    best, worst = (
+        _document(assignment, best_id, opened.reads[0]),
+        _document(assignment, worst_id, opened.reads[1]),
+    )
     if best.pk not in entry["documents"] or worst.pk not in entry["documents"]:
         raise TaskInputError("best and worst must be outputs of this tuple")
     if best.pk == worst.pk:
@@ -79,11 +110,15 @@ def judgment_save(*, assignment, data):
     if value is not None and (not value_max or not is_whole_number(value) or not 1 <= value <= value_max):
         raise TaskInputError(f"'value' must be a whole number from 1 to {value_max}" if value_max
                              else "this study asks for no value rating")  # fmt: skip
-    judgment, _ = BestWorstJudgment.objects.update_or_create(
-        assignment=assignment, position=position,
-        defaults={"documents": sorted(entry["documents"]), "best": best, "worst": worst, "value": value},
+    judgment = BestWorstJudgment(
+        assignment=assignment, position=position, documents=sorted(entry["documents"]), best=best, worst=worst,
+        value=value,
     )  # fmt: skip
-    touch(assignment)
+    upsert(
+        judgment,
+        unique=("assignment", "position"),
+        update=("documents", "best", "worst", "value", "updated_at"),
+    )
     return judgment
 
 

@@ -2,33 +2,46 @@
 
 from django.db import transaction
 
-from annotations.services.task import TaskInputError, locked_open, touch
+from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
+from annotations.services.row_statements import upsert
+from annotations.services.task import TaskInputError
 from protocols.review.models import ReviewAnswer, ReviewItem
 from protocols.review.questions import answer_error, study_questions
 from studies.spans import is_whole_number
 
+# The largest id an item may have (a BigAutoField); a larger number names none and must not reach PostgreSQL.
+MAX_ID = 2**63 - 1
+
+
+def _item_read():
+    """Read of the opening UPDATE: the span status of the item with the id given, of the assignment's document."""
+    return (
+        f"(SELECT i.{column(ReviewItem, 'span_status')} FROM {table(ReviewItem)} i"  # noqa: S608
+        f" WHERE i.{column(ReviewItem, 'id')} = %s AND i.{column(ReviewItem, 'document')} = {assignment_column('document')})"
+    )
+
 
 @transaction.atomic
-def review_answer_save(*, assignment, data):
-    """Store (or replace) the reviewer's answers about one item of their document."""
-    assignment = locked_open(assignment)
+def review_answer_save(*, token, data):
+    """Store (or replace) the reviewer's answers about one item of their document.
+
+    BEGIN, the opening UPDATE (annotations.services.opening, which also reads
+    the item), one UPSERT, COMMIT."""
     item_id = data.get("item")
-    item = (
-        ReviewItem.objects.filter(pk=item_id, document_id=assignment.document_id).first()
-        if is_whole_number(item_id)
-        else None
+    known = is_whole_number(item_id) and 0 < item_id <= MAX_ID
+    opened = assignment_opened_or_refused(
+        token=token, reads=[_item_read()], params=[item_id if known else None]
     )
-    if item is None:
+    assignment, (span_status,) = opened.assignment, opened.reads
+    if span_status is None:
         raise TaskInputError(f"item {item_id!r} is not an item of this document")
     # The study's rules (e.g. "No span given" only for an item without a span) are checked here,
     # so an inconsistent answer is refused whatever sends it.
-    error = answer_error(study_questions(assignment.study), data.get("answers"), span_status=item.span_status)
+    error = answer_error(study_questions(assignment.study), data.get("answers"), span_status=span_status)
     if error:
         raise TaskInputError(error)
-    answer, _ = ReviewAnswer.objects.update_or_create(
-        assignment=assignment, item=item, defaults={"answers": data["answers"]}
-    )
-    touch(assignment)
+    answer = ReviewAnswer(assignment=assignment, item_id=item_id, answers=data["answers"])
+    upsert(answer, unique=("assignment", "item"), update=("answers", "updated_at"))
     return answer
 
 

@@ -155,3 +155,21 @@ def insert_unless_stored(annotation):
     annotation._state.adding = False
     annotation._state.db = connection.alias
     return True
+
+
+@cache
+def _delete_statement(vendor):
+    meta = ErrorAnnotation._meta
+    quote = connection.ops.quote_name
+    assignment, client_id = (quote(meta.get_field(name).column) for name in ("assignment", "client_id"))
+    return f"DELETE FROM {quote(meta.db_table)} WHERE {assignment} = %s AND {client_id} = %s"  # noqa: S608
+
+
+def delete_by_client_id(assignment_id, client_id):
+    """Delete the assignment's annotation `client_id`, if there is one, in one statement.
+
+    Django's delete() would first read the annotation to cascade to a suggestion
+    decision; the remove deletes that decision itself, in the suggestion arm only.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_delete_statement(connection.vendor), [assignment_id, client_id])

@@ -1,31 +1,35 @@
 """The span page's writes: add and remove error spans, move between segments, answer
 the questions about the whole document.
 
-Each locks the assignment row first (annotations.services.task.locked_open, or
-for a save the UPDATE of save_statements), so a double click or two tabs cannot
-interleave writes; adds carry a client-made id, so a retried save stores
+Each locks the assignment row first (the UPDATE of save_statements for a save,
+of annotations.services.opening for the others), so a double click or two tabs
+cannot interleave writes; adds carry a client-made id, so a retried save stores
 nothing twice.
 """
 
-from django.db import transaction
+import json
+
+from django.db import connection, transaction
+from django.db.models import Exists
 
 from annotations.models import Assignment
+from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
+from annotations.services.row_statements import upsert
 from annotations.services.task import (
     TaskClosed,
     TaskInputError,
     TaskNotFound,
     closed_reason,
     furthest_segment,
-    locked_open,
-    touch,
 )
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
 
-from .assistance.suggestions import undecided_before
+from .assistance import SUGGESTIONS
+from .assistance.suggestions import awaiting_decision, may_show_suggestions
 from .document_questions import AnswerError, checked_answers, ordered_answers, study_questions
-from .models import DocumentAnswer, ErrorAnnotation
-from .save_statements import assignment_open_for_save, insert_unless_stored
+from .models import DocumentAnswer, ErrorAnnotation, SuggestionDecision
+from .save_statements import assignment_open_for_save, delete_by_client_id, insert_unless_stored
 
 MAX_COMMENT = 2000
 MAX_VISITS_KEPT = 5000
@@ -139,37 +143,91 @@ def annotation_add(*, token, data):
 
 
 @transaction.atomic
-def annotation_remove(*, assignment, client_id):
-    """Remove an annotation by its client id; removing one already gone is fine."""
-    assignment = locked_open(assignment)
-    assignment.annotations.filter(client_id=client_id).delete()
-    touch(assignment)
+def annotation_remove(*, token, client_id):
+    """Remove an annotation by its client id; removing one already gone is fine.
+
+    BEGIN, the opening UPDATE (annotations.services.opening), one DELETE, COMMIT.
+    In the suggestion arm an annotation may have stored a decision, which goes
+    with it (the page shows the suggestion as undecided again): one DELETE more,
+    first, as the decision refers to the annotation.
+    """
+    assignment = assignment_opened_or_refused(token=token).assignment
+    if assignment.arm == SUGGESTIONS:
+        SuggestionDecision.objects.filter(
+            assignment_id=assignment.pk, annotation__client_id=client_id
+        ).delete()
+    delete_by_client_id(assignment.pk, client_id)
 
 
-@transaction.atomic
-def assignment_move(*, assignment, segment):
-    """Go to segment `segment`: back to any seen one, or on to the next."""
-    assignment = locked_open(assignment)
+def _move_refusal(assignment, segment):
+    """Why the move to `segment` is refused (only a refusal pays for these reads)."""
     count = Segment.objects.filter(document_id=assignment.document_id).count()
     if not is_whole_number(segment) or not 0 <= segment < count:
-        raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
+        return f"segment must be a whole number from 0 to {count - 1}"
     if segment > furthest_segment(assignment) + 1:
-        raise TaskInputError("segments are done in order: finish the current one first")
-    if segment > assignment.current_segment and undecided_before(assignment, segment):
-        raise TaskInputError(
-            "decide on every suggestion of this segment first: accept, change, adjust or reject it"
-        )
-    if not assignment.segments_visited:
-        assignment.segments_visited = [assignment.current_segment]
-    if len(assignment.segments_visited) < MAX_VISITS_KEPT:
-        assignment.segments_visited.append(segment)
-    assignment.current_segment = segment
-    touch(assignment, "current_segment", "segments_visited")
-    return assignment
+        return "segments are done in order: finish the current one first"
+    return "decide on every suggestion of this segment first: accept, change, adjust or reject it"
 
 
 @transaction.atomic
-def document_answers_save(*, assignment, data):
+def assignment_move(*, token, segment):
+    """Go to segment `segment`: back to any seen one, or on to the next; returns the segment.
+
+    BEGIN, the opening UPDATE, one UPDATE that stores the segment (and the
+    visit) only if the segment exists and, going forward in the suggestion arm,
+    no suggestion before it awaits a decision, COMMIT. Both checks are in that
+    second statement, which runs after the row lock and so sees a decision
+    taken in another tab; a refused move changes nothing (the transaction is
+    rolled back) and reads what it needs to say why.
+    """
+    assignment = assignment_opened_or_refused(token=token).assignment
+    if not is_whole_number(segment) or not 0 <= segment <= furthest_segment(assignment) + 1:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    gates = [Exists(Segment.objects.filter(document_id=assignment.document_id, index=segment))]
+    if segment > assignment.current_segment and may_show_suggestions(assignment):
+        gates.append(~Exists(awaiting_decision(assignment, segment)))
+    visited = assignment.segments_visited or [assignment.current_segment]
+    if len(visited) < MAX_VISITS_KEPT:
+        visited = [*visited, segment]
+    stored = Assignment.objects.filter(*gates, pk=assignment.pk).update(
+        current_segment=segment, segments_visited=visited
+    )
+    if not stored:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    return segment
+
+
+def _answers_reads():
+    """What the opening UPDATE reads for the document answers: how many segments the document has,
+    and the answers stored (as stored: the text the UPSERT's condition compares)."""
+    return [
+        f"(SELECT COUNT(*) FROM {table(Segment)} g"  # noqa: S608
+        f" WHERE g.{column(Segment, 'document')} = {assignment_column('document')})",
+        f"(SELECT a.{column(DocumentAnswer, 'answers')} FROM {table(DocumentAnswer)} a"  # noqa: S608
+        f" WHERE a.{column(DocumentAnswer, 'assignment')} = {assignment_column('id')})",
+    ]
+
+
+def _stored_answers(assignment_id):
+    """The stored answers as stored, read after the lock (when the opening UPDATE's read was older)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {column(DocumentAnswer, 'answers')} FROM {table(DocumentAnswer)}"  # noqa: S608
+            f" WHERE {column(DocumentAnswer, 'assignment')} = %s",
+            [assignment_id],
+        )
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def _as_dict(stored):
+    if stored is None:
+        return {}
+    return json.loads(stored) if isinstance(stored, str) else stored
+
+
+@transaction.atomic
+def document_answers_save(*, token, data):
     """Store the worker's answers about the whole document; returns the DocumentAnswer.
 
     `data` is the decoded JSON body {"answers": {question key: answer}}. The answers
@@ -177,26 +235,38 @@ def document_answers_save(*, assignment, data):
     "" or [] removes it), so each change on the page can be sent alone and a retried
     request stores the same thing again. Every value is checked before anything is
     stored; the questions come after the text, so only once its last segment is reached.
+
+    BEGIN, the opening UPDATE (which reads the segment count and the stored
+    answers), one UPSERT of the merged answers, COMMIT. On PostgreSQL the
+    opening UPDATE's read may predate a save from another tab that it waited
+    for: the UPSERT replaces the stored answers only if they are still the ones
+    merged into, and otherwise the merge is made again from a read after the
+    lock (one SELECT and one UPSERT more), so no answer is lost.
     """
     if not isinstance(data, dict) or set(data) != {"answers"}:
         raise TaskInputError('send {"answers": {question key: answer}}')
-    assignment = locked_open(assignment)
+    opened = assignment_opened_or_refused(token=token, reads=_answers_reads())
+    assignment, (count, stored) = opened.assignment, opened.reads
     questions = study_questions(assignment.study)
     try:
         checked = checked_answers(questions, data["answers"])
     except AnswerError as problem:
         raise TaskInputError(str(problem)) from None
-    last = Segment.objects.filter(document_id=assignment.document_id).count() - 1
-    if furthest_segment(assignment) < last:
+    if furthest_segment(assignment) < count - 1:
         raise TaskInputError("the questions about the whole text come after its last segment: read it first")
-    row, _ = DocumentAnswer.objects.get_or_create(assignment=assignment)
-    merged = dict(row.answers)
-    for key, value in checked.items():
-        if value is None:
-            merged.pop(key, None)
-        else:
-            merged[key] = value
-    row.answers = ordered_answers(questions, merged)
-    row.save(update_fields=["answers", "updated_at"])
-    touch(assignment)
-    return row
+    answers_column = f"{table(DocumentAnswer)}.{column(DocumentAnswer, 'answers')}"
+    for merged_into in (stored, _stored_answers):
+        if callable(merged_into):
+            merged_into = merged_into(assignment.pk)
+        merged = _as_dict(merged_into)
+        for key, value in checked.items():
+            if value is None:
+                merged.pop(key, None)
+            else:
+                merged[key] = value
+        row = DocumentAnswer(assignment=assignment, answers=ordered_answers(questions, merged))
+        unchanged = (f"{answers_column} = %s", [merged_into]) if merged_into is not None else ("1 = 0", [])
+        if upsert(row, unique=("assignment",), update=("answers", "updated_at"), only_if=unchanged[0],
+                  only_if_params=unchanged[1]) is not None:  # fmt: skip
+            return row
+    raise TaskInputError("the answers are changing right now; send them again in a moment")

@@ -21,21 +21,21 @@ def annotations(request, token, body):
     return JsonResponse(data, status=201 if created else 200)
 
 
-@task_api("DELETE")
-def annotation(request, assignment, body, client_id):
-    annotation_remove(assignment=assignment, client_id=client_id)
+@task_api("DELETE", opens_by_token=True)
+def annotation(request, token, body, client_id):
+    # Like the save, the remove opens the assignment in its own first statement (services).
+    annotation_remove(token=token, client_id=client_id)
     return JsonResponse({"removed": client_id})
 
 
-@task_api("POST")
-def move(request, assignment, body):
-    moved = assignment_move(assignment=assignment, segment=body.get("segment"))
-    return JsonResponse({"current_segment": moved.current_segment})
+@task_api("POST", opens_by_token=True)
+def move(request, token, body):
+    return JsonResponse({"current_segment": assignment_move(token=token, segment=body.get("segment"))})
 
 
-@task_api("POST")
-def document_answers(request, assignment, body):
-    saved = document_answers_save(assignment=assignment, data=body)
+@task_api("POST", opens_by_token=True)
+def document_answers(request, token, body):
+    saved = document_answers_save(token=token, data=body)
     return JsonResponse({"answers": saved.answers})
 
 

@@ -1,15 +1,29 @@
 """What a worker does on a translation page: mark and remove errors, score a segment, move on.
 
-Every write locks the assignment first (annotations.services.task.locked_open), so a
+Every write locks the assignment first (the opening UPDATE of annotations.services.opening), so a
 double click or two tabs cannot interleave; an error carries a client-made id, so a
 retried save stores nothing twice, and a score is one row per segment, so sending it
 again changes nothing.
 """
 
-from django.db import transaction
+import json
 
-from annotations.services.task import TaskInputError, furthest_segment, locked_open, touch
-from studies.models import Segment
+from django.db import transaction
+from django.db.models import Exists
+
+from annotations.models import Assignment
+from annotations.services.opening import (
+    assignment_opened_or_refused,
+    column,
+    document_column,
+    document_segment,
+    index_param,
+    study_category,
+    table,
+)
+from annotations.services.row_statements import insert_unless_stored, upsert
+from annotations.services.task import TaskInputError, furthest_segment
+from studies.models import Category, Document, Segment
 from studies.spans import is_whole_number, span_error
 
 from . import config
@@ -89,17 +103,13 @@ def _severity(study, value):
     raise TaskInputError(f"severity {value!r} is not one of {', '.join(names)}")
 
 
-def _category(study, value):
+def _category(study, value, category=None):
+    """The category named: `category` as the opening UPDATE read it, None for ESA."""
     if scheme(study.protocol) != MQM:
         if value not in (None, ""):
             raise TaskInputError("an ESA error has a severity only, no category")
         return None
-    category = (
-        study.taxonomy.categories.filter(key=value).first()
-        if isinstance(value, str) and value and study.taxonomy_id
-        else None
-    )
-    if category is None:
+    if category is None or not value:
         raise TaskInputError(f"category {value!r} is not in this study's taxonomy")
     return category
 
@@ -126,10 +136,85 @@ def _placed(study, segment, data, category):
     return side, data["start"], data["end"], selected
 
 
+def _error_reads(data):
+    """What the opening UPDATE reads for an error: the segment named (on a one-translation page),
+    the document's sources when the error is in the source, the category named."""
+    index, key = index_param(data.get("segment")), data.get("category")
+    reads, params = [document_segment("id"), document_segment("text")], [index, index]
+    reads.append(document_column("meta") if data.get("side") == SOURCE else "NULL")
+    reads += [study_category("id"), study_category("whole_sentence")]
+    params += [key if isinstance(key, str) else None] * 2
+    return reads, params
+
+
+def _page_segment(assignment, output, index, segment_id=None, text=None, meta=None):
+    """The segment `index` of output `output`, checked to be reached. On a one-translation page the
+    opening UPDATE read it (`segment_id`, `text`, its document's `meta`); a page of several reads it here."""
+    document = _output(assignment, output)
+    if assignment.document_id is None:
+        return _reachable_segment(assignment, document, index)
+    if not is_whole_number(index) or segment_id is None:
+        raise TaskInputError(f"segment {index!r} is not in this document")
+    if index > furthest_segment(assignment):
+        raise TaskInputError(f"segment {index} has not been reached yet")
+    segment = Segment(id=segment_id, document_id=document, index=index, text=text)
+    segment.document = Document(
+        id=document, meta=meta if isinstance(meta, dict) else json.loads(meta or "{}")
+    )
+    return segment
+
+
+def _checked_error(assignment, data, reads):
+    segment_id, text, meta, category_id, whole_sentence = reads
+    study = assignment.study
+    if scheme(study.protocol) not in WITH_SPANS:
+        raise TaskInputError("this study scores segments and marks no errors")
+    segment = _page_segment(assignment, data.get("output"), data.get("segment"), segment_id, text, meta)
+    category = None
+    if scheme(study.protocol) == MQM and category_id is not None:
+        category = Category(id=category_id, key=data["category"], whole_sentence=bool(whole_sentence))
+    category = _category(study, data.get("category"), category)
+    severity = _severity(study, data.get("severity"))
+    side, start, end, text = _placed(study, segment, data, category)
+    comment = data.get("comment") or ""
+    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
+        raise TaskInputError(f"'comment' must be text of at most {MAX_COMMENT} characters")
+    return TranslationError(
+        assignment=assignment, segment=segment, side=side, start=start, end=end, text=text,
+        category=category, severity=severity, comment=comment, client_id=data["client_id"],
+    )  # fmt: skip
+
+
+def _stored_error(assignment, client_id):
+    stored = (
+        TranslationError.objects.filter(assignment_id=assignment.pk, client_id=client_id)
+        .select_related("segment", "category")
+        .first()
+    )
+    if stored is not None:
+        stored.assignment = assignment
+    return stored
+
+
+def _under_cap(cap):
+    """The INSERT's condition: fewer than `cap` errors in the segment, counted after the lock."""
+    errors = table(TranslationError)
+    return (
+        f"(SELECT COUNT(*) FROM {errors} e WHERE e.{column(TranslationError, 'assignment')} = %s"  # noqa: S608
+        f" AND e.{column(TranslationError, 'segment')} = %s) < %s"
+    )
+
+
 @transaction.atomic
-def error_add(*, assignment, data):
+def error_add(*, token, data):
     """Store one error from the page; returns (error, created). The same client_id again returns
-    the stored error (a retried save), even if the retry's body no longer fits."""
+    the stored error (a retried save), even if the retry's body no longer fits.
+
+    BEGIN, the opening UPDATE (which reads the segment and category named), one
+    INSERT ... ON CONFLICT DO NOTHING that also holds the study's cap on errors
+    per segment (counted after the lock, so two tabs cannot pass it together),
+    COMMIT. A retry, a refusal and a page of several translations read once more.
+    """
     if not isinstance(data, dict):
         raise TaskInputError("send a JSON object")
     if unknown := sorted(str(key) for key in data if key not in ERROR_FIELDS):
@@ -137,41 +222,36 @@ def error_add(*, assignment, data):
     client_id = data.get("client_id")
     if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
         raise TaskInputError("'client_id' must be text of 1 to 64 characters")
-    assignment = locked_open(assignment)
-    stored = (
-        assignment.translation_errors.filter(client_id=client_id)
-        .select_related("segment", "category")
-        .first()
-    )
-    if stored is not None:
+    reads, params = _error_reads(data)
+    opened = assignment_opened_or_refused(token=token, reads=reads, params=params)
+    assignment = opened.assignment
+    try:
+        error = _checked_error(assignment, data, opened.reads)
+    except TaskInputError:
+        if (stored := _stored_error(assignment, client_id)) is None:
+            raise
         return stored, False
-    study = assignment.study
-    if scheme(study.protocol) not in WITH_SPANS:
-        raise TaskInputError("this study scores segments and marks no errors")
-    segment = _reachable_segment(assignment, _output(assignment, data.get("output")), data.get("segment"))
-    category = _category(study, data.get("category"))
-    severity = _severity(study, data.get("severity"))
-    side, start, end, text = _placed(study, segment, data, category)
-    comment = data.get("comment") or ""
-    if not isinstance(comment, str) or len(comment) > MAX_COMMENT:
-        raise TaskInputError(f"'comment' must be text of at most {MAX_COMMENT} characters")
-    cap = config.max_errors(study)
-    if cap is not None and assignment.translation_errors.filter(segment=segment).count() >= cap:
+    cap = config.max_errors(assignment.study)
+    if cap is None:
+        inserted = insert_unless_stored(error)
+    else:
+        inserted = insert_unless_stored(
+            error, only_if=_under_cap(cap), params=[assignment.pk, error.segment.pk, cap]
+        )
+    if inserted is not None:
+        return error, True
+    if (stored := _stored_error(assignment, client_id)) is None:
         raise TaskInputError(f"at most {cap} errors per segment: mark the {cap} most serious ones")
-    error = TranslationError.objects.create(
-        assignment=assignment, segment=segment, side=side, start=start, end=end, text=text,
-        category=category, severity=severity, comment=comment, client_id=client_id,
-    )  # fmt: skip
-    touch(assignment)
-    return error, True
+    return stored, False
 
 
 @transaction.atomic
-def error_remove(*, assignment, client_id):
-    """Remove an error by its client id; removing one already gone is fine."""
-    assignment = locked_open(assignment)
-    assignment.translation_errors.filter(client_id=client_id).delete()
-    touch(assignment)
+def error_remove(*, token, client_id):
+    """Remove an error by its client id; removing one already gone is fine.
+
+    BEGIN, the opening UPDATE, one DELETE (nothing refers to an error), COMMIT."""
+    assignment = assignment_opened_or_refused(token=token).assignment
+    TranslationError.objects.filter(assignment_id=assignment.pk, client_id=client_id).delete()
 
 
 def _score_value(study, value):
@@ -183,49 +263,90 @@ def _score_value(study, value):
     return float(value)
 
 
+def _errors_of_segment(severity=None):
+    """RETURNING of the score's UPSERT: the segment's errors (of one severity), read after the lock."""
+    errors = table(TranslationError)
+    return (
+        f"(SELECT COUNT(*) FROM {errors} e WHERE e.{column(TranslationError, 'assignment')} = %s"  # noqa: S608
+        f" AND e.{column(TranslationError, 'segment')} = %s"
+        + ("" if severity is None else f" AND LOWER(e.{column(TranslationError, 'severity')}) = '{severity}'")
+        + ")"
+    )
+
+
 @transaction.atomic
-def score_save(*, assignment, data):
+def score_save(*, token, data):
     """Store (or change) the worker's score of one segment: {"segment": index, "score": number},
-    and on a contrastive page {"output": its place} too."""
+    and on a contrastive page {"output": its place} too. Returns (score, the page's warning).
+
+    BEGIN, the opening UPDATE (which reads the segment), one UPSERT that returns
+    how many errors, and how many Major ones, the segment has for the warning,
+    COMMIT; a page of several translations reads the segment once more.
+    """
     if not isinstance(data, dict) or set(data) - set(SCORE_FIELDS):
         raise TaskInputError('send {"segment": index, "score": number} (and "output" on a page of several)')
-    assignment = locked_open(assignment)
+    index = index_param(data.get("segment"))
+    opened = assignment_opened_or_refused(
+        token=token, reads=[document_segment("id"), document_segment("text")], params=[index, index]
+    )
+    assignment = opened.assignment
     study = assignment.study
     if scheme(study.protocol) not in WITH_SCORES:
         raise TaskInputError("this study marks errors and gives no segment score")
-    segment = _reachable_segment(assignment, _output(assignment, data.get("output")), data.get("segment"))
+    segment = _page_segment(assignment, data.get("output"), data.get("segment"), *opened.reads)
     score = _score_value(study, data.get("score"))
-    saved, _ = SegmentScore.objects.update_or_create(
-        assignment=assignment, segment=segment, defaults={"score": score}
-    )
-    touch(assignment)
-    return saved
+    saved = SegmentScore(assignment=assignment, segment=segment, score=score)
+    errors, majors = upsert(
+        saved, unique=("assignment", "segment"), update=("score", "updated_at"),
+        returning=[_errors_of_segment(), _errors_of_segment("major")],
+        params=[assignment.pk, segment.pk] * 2,
+    )  # fmt: skip
+    return saved, segment_warning(study, score, errors=errors, majors=majors)
+
+
+def _move_refusal(assignment, segment):
+    """Why the move to `segment` is refused (only a refusal pays for these reads)."""
+    count = segment_count(assignment)
+    if not is_whole_number(segment) or not 0 <= segment < count:
+        return f"segment must be a whole number from 0 to {count - 1}"
+    if segment > furthest_segment(assignment) + 1:
+        return "segments are done in order: finish the current one first"
+    return "score this segment before going on"
 
 
 @transaction.atomic
-def assignment_move(*, assignment, segment):
-    """Go to segment `segment`: back to any seen one, or on to the next. An ESA or DA segment
-    is scored before the next one opens."""
-    assignment = locked_open(assignment)
-    count = segment_count(assignment)
-    if not is_whole_number(segment) or not 0 <= segment < count:
-        raise TaskInputError(f"segment must be a whole number from 0 to {count - 1}")
-    if segment > furthest_segment(assignment) + 1:
-        raise TaskInputError("segments are done in order: finish the current one first")
-    if (
-        segment > assignment.current_segment
-        and scheme(assignment.study.protocol) in WITH_SCORES
-        and assignment.segment_scores.filter(segment__index=assignment.current_segment).count()
-        < len(outputs(assignment))
-    ):
-        raise TaskInputError("score this segment before going on")
-    if not assignment.segments_visited:
-        assignment.segments_visited = [assignment.current_segment]
-    if len(assignment.segments_visited) < MAX_VISITS_KEPT:
-        assignment.segments_visited.append(segment)
-    assignment.current_segment = segment
-    touch(assignment, "current_segment", "segments_visited")
-    return assignment
+def assignment_move(*, token, segment):
+    """Go to segment `segment`: back to any seen one, or on to the next; returns the segment. An ESA
+    or DA segment is scored before the next one opens.
+
+    BEGIN, the opening UPDATE, one UPDATE that stores the segment (and the
+    visit) only if every translation on the page has that segment and, going
+    forward on a scored page, a score of the current one, COMMIT. The checks are
+    in that second statement, after the lock, so a score saved in another tab
+    counts; a refused move changes nothing and reads what it needs to say why.
+    """
+    assignment = assignment_opened_or_refused(token=token).assignment
+    if not is_whole_number(segment) or not 0 <= segment <= furthest_segment(assignment) + 1:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    documents = outputs(assignment)
+    gates = [Exists(Segment.objects.filter(document_id=document, index=segment)) for document in documents]
+    if not documents:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    if segment > assignment.current_segment and scheme(assignment.study.protocol) in WITH_SCORES:
+        scored = SegmentScore.objects.filter(assignment_id=assignment.pk).values("segment_id")
+        unscored = Segment.objects.filter(
+            document_id__in=documents, index=assignment.current_segment
+        ).exclude(id__in=scored)
+        gates.append(~Exists(unscored))
+    visited = assignment.segments_visited or [assignment.current_segment]
+    if len(visited) < MAX_VISITS_KEPT:
+        visited = [*visited, segment]
+    stored = Assignment.objects.filter(*gates, pk=assignment.pk).update(
+        current_segment=segment, segments_visited=visited
+    )
+    if not stored:
+        raise TaskInputError(_move_refusal(assignment, segment))
+    return segment
 
 
 def translation_missing(assignment):
@@ -244,12 +365,18 @@ def translation_missing(assignment):
 def score_warning(study, score, errors):
     """The ESA page's soft check of one segment: a message, or "" (never blocks a submit).
     `errors` are the segment's severities."""
+    majors = sum(1 for severity in errors if severity.lower() == "major")
+    return segment_warning(study, score, errors=len(errors), majors=majors)
+
+
+def segment_warning(study, score, *, errors, majors):
+    """`score_warning` from how many errors, and how many Major ones, the segment has."""
     bounds = config.score_warnings(study)
     if bounds is None or score is None:
         return ""
     low, high = bounds
     if score < low and not errors:
         return f"A score below {low:g} with no error marked: mark what is wrong, or raise the score."
-    if score > high and any(s.lower() == "major" for s in errors):
+    if score > high and majors:
         return f"A score above {high:g} with a Major error marked: check the score or the severity."
     return ""

@@ -65,7 +65,7 @@ def test_early_and_late_reports_within_the_slack_are_credited_in_full():
     arrivals = [15, 33, 45, 60, 79, 90, 105, 124, 135]
     for arrival in arrivals:
         assignment = assignment_record_activity(
-            assignment=assignment, seconds=15, now=start + timedelta(seconds=arrival)
+            token=assignment.token, seconds=15, now=start + timedelta(seconds=arrival)
         )
     assert assignment.active_seconds == 15 * len(arrivals)
 

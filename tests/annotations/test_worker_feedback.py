@@ -72,7 +72,7 @@ def test_nul_and_lone_surrogates_are_400(client, assignment, raw):
 def test_the_service_refuses_them_too(assignment, text):
     # Not only the API's JSON reader: a caller from elsewhere is refused by the service itself.
     with pytest.raises(TaskInputError):
-        assignment_save_feedback(assignment=assignment, text=text)
+        assignment_save_feedback(token=assignment.token, text=text)
     assert feedback_of(assignment) == ""
 
 

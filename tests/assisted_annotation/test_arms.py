@@ -30,8 +30,8 @@ def join_all(study, workers):
 
 
 def finish(assignment):
-    assignment_move(assignment=assignment, segment=0)
-    assignment_submit(assignment=assignment)
+    assignment_move(token=assignment.token, segment=0)
+    assignment_submit(token=assignment.token)
 
 
 def test_every_document_gets_its_share_of_each_arm():

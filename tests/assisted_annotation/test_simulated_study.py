@@ -74,7 +74,7 @@ def work(assignment, rng, truth):
     """One scripted worker on one document, segment by segment."""
     assisted = assignment.arm == "suggestions"
     for segment in range(SEGMENTS):
-        assignment_move(assignment=assignment, segment=segment)
+        assignment_move(token=assignment.token, segment=segment)
         if assisted:
             for row in Suggestion.objects.filter(document=assignment.document, segment__index=segment):
                 correct = row.start in truth
@@ -90,7 +90,7 @@ def work(assignment, rng, truth):
                     data=span(segment, start, end, f"{assignment.pk}-{segment}-{position}"),
                 )
     Assignment.objects.filter(pk=assignment.pk).update(active_seconds=60 if assisted else 100)
-    assignment_submit(assignment=assignment)
+    assignment_submit(token=assignment.token)
 
 
 def test_the_report_recovers_the_anchoring_rates_of_the_simulation():

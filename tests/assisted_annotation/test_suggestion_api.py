@@ -8,6 +8,7 @@ from django.urls import reverse
 from annotations.models import Assignment
 from protocols.span.assistance.sources import SuggestedSpan, SuggestionsRefused, suggestions_replace
 from protocols.span.models import ErrorAnnotation, Suggestion, SuggestionDecision
+from tests.annotations.statements import sent
 from tests.annotations.task_api import post
 from tests.factories import AssignmentFactory, make_span_study
 
@@ -207,3 +208,20 @@ def test_suggestions_are_fixed_once_decided_on(study):
         suggestions_replace(
             study=other, spans=[SuggestedSpan(other.documents.get().pk, 0, 0, 999, "CharE")], source="x"
         )
+
+
+def test_removing_a_taken_annotation_costs_one_delete_more_and_moving_on_none(client, study):
+    """The suggestion arm's remove deletes the decision, then the annotation it refers to: 5 statements
+    (BEGIN, the opening UPDATE, two DELETEs, COMMIT). Its move checks the decisions in the UPDATE that
+    stores the segment: 4, as in every arm."""
+    assignment = assignment_in(study, "suggestions")
+    anna, ben = suggestion(study, 0, ANNA[0]), suggestion(study, 0, BEN[0])
+    decide(client, assignment, anna, taken(anna))
+    decide(client, assignment, ben, None)
+    removed, statements = sent(client, "delete", "task-api-annotation", assignment, None, "c1")
+    assert removed.status_code == 200
+    assert len(statements) <= 5, "\n".join(statements)
+    decide(client, assignment, anna, None)
+    moved, statements = sent(client, "post", "task-api-move", assignment, {"segment": 1})
+    assert moved.status_code == 200
+    assert len(statements) <= 4, "\n".join(statements)

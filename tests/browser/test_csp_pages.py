@@ -112,7 +112,7 @@ def test_the_mturk_hand_off_form_may_post_to_mturk(watched, live_server):
         worker__platform="mturk",
         platform_ids={"assignmentId": "asg9", "turkSubmitTo": "https://workersandbox.mturk.com"},
     )
-    assignment_submit(assignment=assignment)
+    assignment_submit(token=assignment.token)
     posted = []
     watched.route(
         "https://workersandbox.mturk.com/**",

@@ -552,7 +552,7 @@ def submitted(page, live_server):
                                     severity="Minor", client_id="a",
                                     category=assignment.study.taxonomy.categories.get(key="Mistranslation"))  # fmt: skip
     Assignment.objects.filter(pk=assignment.pk).update(current_segment=2, segments_visited=[0, 1, 2])
-    assignment_submit(assignment=Assignment.objects.get(pk=assignment.pk))
+    assignment_submit(token=assignment.token)
     open_page(page, live_server, assignment)
     page.locator("#completion:not([hidden])").wait_for()
 

@@ -131,7 +131,7 @@ def test_span_page_shows_the_box_next_to_submit_on_the_last_segment(page, live_s
 def test_likert_page(page, live_server, tmp_path):
     assignment = rating_assignment(tmp_path)
     for document in assignment.study.documents.all():
-        rating_save(assignment=assignment, data={"document": document.external_id, "score": 4})
+        rating_save(token=assignment.token, data={"document": document.external_id, "score": 4})
     open_rating_page(page, live_server, assignment)
 
     def unchanged():
@@ -153,7 +153,7 @@ def test_bws_page(page, live_server, tmp_path):
     for entry in assignment.items:
         best, worst = (external[pk] for pk in (entry["documents"][0], entry["documents"][-1]))
         judgment_save(
-            assignment=assignment, data={"position": entry["position"], "best": best, "worst": worst}
+            token=assignment.token, data={"position": entry["position"], "best": best, "worst": worst}
         )
     open_rating_page(page, live_server, assignment)
 
@@ -222,7 +222,7 @@ def test_a_text_still_waiting_for_its_pause_goes_out_before_the_submit(page, liv
     # waiting. Set it as a script would, without a change event, to see the queue send it first.
     assignment = rating_assignment(tmp_path)
     for document in assignment.study.documents.all():
-        rating_save(assignment=assignment, data={"document": document.external_id, "score": 2})
+        rating_save(token=assignment.token, data={"document": document.external_id, "score": 2})
     open_rating_page(page, live_server, assignment)
     page.evaluate(
         "() => { const area = document.getElementById('worker-feedback-text');"

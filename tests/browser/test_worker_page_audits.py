@@ -85,7 +85,7 @@ def span_submitted(page, live_server, tmp_path):
         LONG_TEXTS, config={"document_questions": questions()}, current_segment=2, segments_visited=[0, 1, 2]
     )
     DocumentAnswer.objects.create(assignment=assignment, answers={"coherence": 4, "better": "this one"})
-    assignment_submit(assignment=assignment)
+    assignment_submit(token=assignment.token)
     open_task(page, live_server, assignment)
     page.locator("#completion:not([hidden])").wait_for()
 
@@ -170,7 +170,7 @@ def done(page, live_server, tmp_path):
     assignment = rating_assignment(tmp_path, config=config)
     for document_id in assignment.items:
         Rating.objects.create(assignment=assignment, document_id=document_id, score=3)
-    assignment_submit(assignment=assignment)
+    assignment_submit(token=assignment.token)
     page.goto(live_server.url + reverse("task-done", args=[assignment.token]))
     page.locator("#retest a").wait_for()
 

@@ -155,8 +155,8 @@ def test_the_service_creates_the_next_document_once(round_of_two):
     first = assignment_join(study=round_of_two.study, platform="prolific", external_id="svc",
                             platform_ids={"SESSION_ID": "s"})  # fmt: skip
     Assignment.objects.filter(pk=first.pk).update(current_segment=1, segments_visited=[0, 1])
-    assignment_submit(assignment=first)
-    assignment_submit(assignment=first)  # a second click changes nothing
+    assignment_submit(token=first.token)
+    assignment_submit(token=first.token)  # a second click changes nothing
     assert len(round_assignments("svc")) == 2
     resumed = assignment_join(study=round_of_two.study, platform="prolific", external_id="svc",
                               platform_ids={"SESSION_ID": "s"})  # fmt: skip
@@ -175,7 +175,7 @@ def test_task_links_and_main_studies_keep_one_code_per_assignment(round_of_two):
         worker=Worker.objects.create(platform="link", external_id="given"), kind="qualification",
         current_segment=1, segments_visited=[0, 1],
     )  # fmt: skip
-    assignment_submit(assignment=given)
+    assignment_submit(token=given.token)
     assert (
         Assignment.objects.filter(worker__external_id="given").count() == 1
     )  # no chain without the join link
@@ -183,5 +183,5 @@ def test_task_links_and_main_studies_keep_one_code_per_assignment(round_of_two):
     codes = set()
     for _ in range(2):
         assignment = assignment_join(study=main, platform="prolific", external_id="m")
-        codes.add(assignment_submit(assignment=assignment).completion_code)
+        codes.add(assignment_submit(token=assignment.token).completion_code)
     assert len(codes) == 2

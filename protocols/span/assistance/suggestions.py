@@ -21,6 +21,26 @@ def shows_suggestions(assignment):
     )
 
 
+def may_show_suggestions(assignment):
+    """`shows_suggestions` without the document's kind, which `awaiting_decision` checks in SQL
+    (so a move reads no document)."""
+    return (
+        assignment.arm == SUGGESTIONS
+        and assignment.kind == Assignment.Kind.MAIN
+        and assignment.document_id is not None
+    )
+
+
+def awaiting_decision(assignment, segment_index):
+    """The suggestions before segment `segment_index` that await the assignment's decision, as a
+    queryset (a subquery of the move's UPDATE); call it when `may_show_suggestions`."""
+    return Suggestion.objects.filter(
+        document_id=assignment.document_id,
+        document__kind=Document.Kind.MAIN,
+        segment__index__lt=segment_index,
+    ).exclude(decisions__assignment_id=assignment.pk)
+
+
 def suggestions_shown(assignment):
     """The assignment's suggestions (a queryset; empty when it shows none)."""
     if not shows_suggestions(assignment):

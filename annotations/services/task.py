@@ -19,8 +19,11 @@ from django.utils import timezone
 from annotations.models import Assignment
 from annotations.signals import assignment_submitted
 from studies import protocols
+from studies.allocation import allocation_settings
+from studies.models import Study
 from studies.spans import is_whole_number
 
+from .allocation import allocation_after_submit
 from .blocks import retest_schedule
 from .rounds import in_round, round_completion_code, round_continue
 
@@ -116,6 +119,7 @@ def assignment_submit(*, assignment):
     In a qualification round the candidate's next document is created here, and
     every document of the round gets the same completion code (services.rounds).
     """
+    stopping = _stopping_study(assignment)
     locked = Assignment.objects.select_for_update().get(pk=assignment.pk)
     if locked.status == Assignment.Status.SUBMITTED:
         return locked
@@ -132,4 +136,16 @@ def assignment_submit(*, assignment):
     protocols.of(locked.study).after_submit(locked)
     retest_schedule(assignment=locked)
     round_continue(assignment=locked)
+    if stopping is not None and locked.kind == Assignment.Kind.MAIN and locked.document_id is not None:
+        allocation_after_submit(study=stopping)
     return locked
+
+
+def _stopping_study(assignment):
+    """The study, locked, when it allocates adaptively or has stopping rules; else None. Locked
+    before the assignment, as a join locks the study before the assignments it releases, so the
+    two never wait on each other in opposite orders."""
+    settings = allocation_settings(assignment.study)
+    if not (settings.adaptive or settings.stops):
+        return None
+    return Study.objects.select_for_update().get(pk=assignment.study_id)

@@ -92,6 +92,9 @@ def test_the_allocation_option_is_checked_for_da_and_esa_only():
 
 def test_the_close_pair_gets_the_next_documents_paired_on_shared_items():
     study = da_study()
+    # The bundle lists each system's translations together: the fill order alone would not pair them.
+    for position, document in enumerate(Document.objects.filter(study=study).order_by("system", "position")):
+        Document.objects.filter(pk=document.pk).update(position=position)
     warm_up(study, 3)
     given = [assignment_join(study=study, platform="prolific", external_id=f"w{n}") for n in range(6)]
     systems = Counter(a.document.system for a in given)

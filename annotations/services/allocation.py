@@ -173,18 +173,14 @@ def stop_due(study, cells, record):
     settings = allocation_settings(study)
     if BUDGET in settings.stop_when and settings.budget is not None and cells.ratings >= settings.budget:
         return BUDGET, f"the budget of {settings.budget} ratings is spent"
-    if SETTLED in settings.stop_when and cells.ratings and (
+    if SETTLED in settings.stop_when and cells.ratings and len(cells.systems) >= 2 and (
         next_pair(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned,
                   np.random.default_rng(0), settled=settings.settled) is None
     ):  # fmt: skip
         return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
     if UNCHANGED in settings.stop_when:
-        last = record.clusters[-(settings.unchanged_for + 1) :]
-        if (
-            len(last) == settings.unchanged_for + 1
-            and last[0]["ratings"] == cells.ratings - settings.unchanged_for
-            and all(entry["clusters"] == last[-1]["clusters"] for entry in last)
-        ):
+        state = record.clusters or {}
+        if state.get("ratings") == cells.ratings and cells.ratings - state["since"] >= settings.unchanged_for:
             return UNCHANGED, f"the clusters have not changed over the last {settings.unchanged_for} ratings"
     return None
 
@@ -201,8 +197,11 @@ def allocation_after_submit(*, study):
         current_clusters(study, cells) if UNCHANGED in settings.stop_when or settings.adaptive else None
     )
     if clusters is not None:
-        kept = max(settings.unchanged_for + 1, 2)
-        record.clusters = [*record.clusters, {"ratings": cells.ratings, "clusters": clusters}][-kept:]
+        # The clusters now and the rating since which they have been these: a few bytes, whatever K.
+        state = record.clusters or {}
+        if state.get("clusters") != clusters:
+            state = {"clusters": clusters, "since": cells.ratings}
+        record.clusters = {**state, "ratings": cells.ratings}
         record.save(update_fields=["clusters"])
     due = stop_due(study, cells, record)
     if due is not None:
@@ -250,7 +249,7 @@ def allocation_status(study):
             if most is not None and most[0] > settings.settled
             else None
         ),
-        "clusters": record.clusters[-1]["clusters"] if record and record.clusters else None,
+        "clusters": record.clusters.get("clusters") if record and record.clusters else None,
         "stopped_rule": record.stopped_rule if record else "",
         "stopped_at": record.stopped_at if record else None,
         "stopped_note": record.stopped_note if record else "",

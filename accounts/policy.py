@@ -192,6 +192,9 @@ RULES = {
         note="read: researchers of a study the worker works in; an identity shared by studies",
     ),  # fmt: skip
     "annotations.assignment": ModelRule("study", identity_fields=IDENTITY_OF_ASSIGNMENT),
+    "annotations.allocationrecord": ModelRule(
+        "study", change="nobody", note="written by the allocation service"
+    ),
     "qualification.qualification": ModelRule("study"),
     "qualification.qualificationresult": ModelRule(
         "qualification__study", identity_fields=frozenset({"worker", "feedback_link", "feedback_token"})

@@ -12,7 +12,7 @@ class CrowdConfig(AppConfig):
     def ready(self):
         from studies import extensions
 
-        from . import mturk, platforms, prolific
+        from . import mturk, platforms, prolific, stopping  # noqa: F401 (stopping: its receiver)
         from .extension import EXTENSION
         from .models import Platform
 

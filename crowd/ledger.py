@@ -48,9 +48,11 @@ def plan(*, study, action, key, user, platform, listing=None, sandbox=False, **f
     """(entry, created): the row of `key`, made now in status planned if it did not exist.
 
     A cancelled row of the same key is planned again with the new figures; a
-    planned, sending, sent or failed one is returned as it is.
+    planned, sending, sent or failed one is returned as it is. Only a stop may be planned
+    without a user: by the study's own stopping rule, which its researchers set.
     """
-    require_manager(user, study)
+    if not (user is None and action == LedgerEntry.Action.STOP):
+        require_manager(user, study)
     defaults = {
         "study": study, "action": action, "platform": platform, "listing": listing,
         "sandbox": sandbox, "planned_by": user, **fields,
@@ -103,6 +105,35 @@ def send(entries, *, user, client_for):
             outcome["sent"] += 1
         entry.save(update_fields=["status", "error", "response", "sent_at"])
         # The key and the answer, never a token: secrets stay in the environment.
+        log.info("ledger %s %s: %s", entry.key, entry.status, entry.error or "ok")
+    return outcome
+
+
+def send_stops(entries, *, client_for):
+    """Send the stops a study's stopping rule planned (no user: the rule acts for the researchers
+    who set it). Each row is claimed as send() claims it, so it goes at most once; a row that
+    fails stays in the ledger for a researcher to send again."""
+    outcome = {"sent": 0, "failed": 0, "skipped": 0}
+    for entry in entries:
+        if entry.action != LedgerEntry.Action.STOP or entry.planned_by_id is not None:
+            raise PermissionDenied("Only a stop planned by the study's own rule is sent without a user.")
+        claimed = LedgerEntry.objects.filter(pk=entry.pk, status__in=SENDABLE).update(
+            status=LedgerEntry.Status.SENDING, attempts=F("attempts") + 1, error=""
+        )
+        if not claimed:
+            outcome["skipped"] += 1
+            continue
+        entry.refresh_from_db()
+        try:
+            answer = client_for(entry).perform(entry)
+        except (PlatformError, LookupError, ValueError) as error:  # ...or no client configured here
+            entry.status, entry.error = LedgerEntry.Status.FAILED, str(error)
+            entry.response = getattr(error, "answer", None)
+            outcome["failed"] += 1
+        else:
+            entry.status, entry.response, entry.sent_at = LedgerEntry.Status.SENT, answer, timezone.now()
+            outcome["sent"] += 1
+        entry.save(update_fields=["status", "error", "response", "sent_at"])
         log.info("ledger %s %s: %s", entry.key, entry.status, entry.error or "ok")
     return outcome
 

@@ -76,6 +76,7 @@ class LedgerEntry(models.Model):
         BONUS = "bonus", "Bonus"
         GRANT = "grant", "Grant the qualification"
         NOTIFY = "notify", "Message"
+        STOP = "stop", "Stop the listing"
 
     class Status(models.TextChoices):
         PLANNED = "planned", "Planned (preview)"

@@ -137,6 +137,13 @@ class MTurkClient(PlatformClient):
             "A Mechanical Turk HIT is live as soon as it is created: there is nothing to publish."
         )
 
+    def plan_stop(self, listing, *, user):
+        """Expire the HIT now (UpdateExpirationForHIT at the epoch): no new worker can accept it;
+        who has accepted it may still submit."""
+        key = self._key("stop", listing.external_id)
+        request = {"HITId": listing.external_id, "ExpireAt": 0}
+        return self._plan(listing.study, Action.STOP, key, user, listing=listing, request=request)
+
     def plan_approvals(self, listing, *, user):
         ledger.require_manager(user, listing.study)  # before reading the platform on their behalf
         matched, unmatched = approvable(self.submissions(listing), platform=self.platform)
@@ -265,7 +272,8 @@ class MTurkClient(PlatformClient):
         if entry.action == Action.GRANT:
             return self._grant(entry, request)
         method = {Action.APPROVE: "approve_assignment", Action.REJECT: "reject_assignment",
-                  Action.BONUS: "send_bonus", Action.NOTIFY: "notify_workers"}.get(entry.action)  # fmt: skip
+                  Action.BONUS: "send_bonus", Action.NOTIFY: "notify_workers",
+                  Action.STOP: "update_expiration_for_hit"}.get(entry.action)  # fmt: skip
         if method is None:
             raise ledger.PlatformError(f"Mechanical Turk has no '{entry.action}'.")
         return self._call(method, **request)

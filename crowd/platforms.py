@@ -72,6 +72,11 @@ class PlatformClient:
         """Plan one message to `workers` (e.g. a retest is open)."""
         raise NotImplementedError
 
+    def plan_stop(self, listing, *, user):
+        """Plan stopping the listing, so that no new worker starts it (the study stopped by its
+        allocation rule, docs/adaptive-allocation.md); `user` None: planned by that rule."""
+        raise NotImplementedError
+
     def perform(self, entry):
         """Send one ledger entry; return the platform's answer (a JSON-able dict) or raise PlatformError."""
         raise NotImplementedError

@@ -6,6 +6,7 @@ Endpoints used, by the names Prolific's reference gives them:
   completion code reviewed by hand, reward in pence or cents, filters
   custom_allowlist and custom_blocklist)
 - Publish: POST /api/v1/studies/{id}/transition/ {"action": "PUBLISH"}
+- Stop (the study stopped by its allocation rule): the same transition, {"action": "STOP"}
 - List submissions: GET /api/v1/submissions/?study={id} (paged)
 - Approve or reject a submission: POST /api/v1/submissions/{id}/transition/
   (a rejection needs a message of at least 100 characters and a category)
@@ -144,6 +145,13 @@ class ProlificClient(PlatformClient):
             body={"action": "PUBLISH"}, listing=listing,
         )  # fmt: skip
 
+    def plan_stop(self, listing, *, user):
+        return self._plan(
+            study=listing.study, action=LedgerEntry.Action.STOP, key=f"stop:{listing.external_id}",
+            user=user, method="POST", path=f"/api/v1/studies/{listing.external_id}/transition/",
+            body={"action": "STOP"}, listing=listing,
+        )  # fmt: skip
+
     def submissions(self, listing):
         work = listings.submitted_work(listing.study, self.platform)
         found = []
@@ -270,6 +278,8 @@ class ProlificClient(PlatformClient):
             self._record_listing(entry, answer)
         elif entry.action == LedgerEntry.Action.PUBLISH and entry.listing_id:
             Listing.objects.filter(pk=entry.listing_id).update(status=answer.get("status", "ACTIVE"))
+        elif entry.action == LedgerEntry.Action.STOP and entry.listing_id:
+            Listing.objects.filter(pk=entry.listing_id).update(status=answer.get("status", "AWAITING REVIEW"))
         return answer
 
     def _pay_bonus(self, entry):

@@ -81,6 +81,13 @@ class Protocol:
         """The study's randomised arms (an ArmDesign), or None when it has none."""
         return None
 
+    def allocation_scores(self, study):
+        """{document id: score} of the main documents with submitted main work (the mean of their
+        ratings), for a study whose config.allocation spends ratings where the ranking is uncertain
+        (annotations/services/allocation.py); a protocol that offers the `allocation` option
+        gives it."""
+        return {}
+
     # How each annotator agrees with the others so far (the workforce dashboard): the rule in words.
     annotator_agreement_rule = ""
 

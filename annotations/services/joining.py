@@ -12,13 +12,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Worker
-from annotations.models import OPEN_STATUSES, Assignment
+from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
+from annotations.services.allocation import budget_refusal, choose_document
 from annotations.services.arms import arm_quota, worker_arm
 from annotations.services.blocks import block_assignment_create, next_block
 from annotations.services.pools import join_refusal, worker_locked
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
 from studies import protocols
+from studies.allocation import allocation_settings
 from studies.models import Document, Study
 
 DEFAULT_RELEASE_AFTER_MINUTES = 60
@@ -80,7 +82,7 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
     """
     study = Study.objects.select_for_update().get(pk=study.pk)
     if study.status != Study.Status.OPEN:
-        raise JoinRefused("closed", "This study is not open at the moment.")
+        raise JoinRefused("closed", _closed_message(study))
     worker, _ = Worker.objects.get_or_create(
         platform=platform, external_id=external_id or f"anon-{secrets.token_hex(8)}"
     )
@@ -106,6 +108,8 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
         return _resumed(current, platform_ids, resume_tokens)
     if kind == Assignment.Kind.MAIN:
         _refuse_by_worker_rules(study, worker)
+        if (refusal := budget_refusal(study)) is not None:
+            raise JoinRefused("full", refusal)
     assignments_release_stale(study=study)
     had = set(mine.values_list("document_id", flat=True))
     arm = ""
@@ -130,6 +134,13 @@ def assignment_join(*, study, platform, external_id=None, platform_ids=None, res
         study=study, document_id=document_id, worker=worker, kind=kind, joined=True,
         platform_ids=platform_ids or {}, arm=arm,
     )  # fmt: skip
+
+
+def _closed_message(study):
+    record = AllocationRecord.objects.filter(study=study).exclude(stopped_rule="").first()
+    if record is not None:
+        return "This study has finished: it has the ratings it needed. Thank you for your interest!"
+    return "This study is not open at the moment."
 
 
 def _resumed(current, platform_ids, resume_tokens):
@@ -204,6 +215,8 @@ def _next_main_document(study, had, design=None, arm=""):
     ]
     if not free:
         raise JoinRefused("full", "There is no document left for you in this study. Thank you!")
+    if allocation_settings(study).adaptive and (chosen := choose_document(study, free, active)) is not None:
+        return chosen
     # Fill the documents with the fewest annotators first, in bundle order.
     return min(free, key=lambda pk: active[pk])
 

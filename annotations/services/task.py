@@ -21,8 +21,11 @@ from django.utils import timezone
 from annotations.models import Assignment
 from annotations.signals import assignment_submitted
 from studies import protocols
+from studies.allocation import allocation_settings
+from studies.models import Study
 from studies.spans import is_whole_number
 
+from .allocation import allocation_after_submit
 from .blocks import retest_schedule
 from .rounds import in_round, round_completion_code, round_continue
 
@@ -126,15 +129,17 @@ def assignment_submit(*, token):
     In a qualification round the candidate's next document is created here, and
     every document of the round gets the same completion code (services.rounds).
 
-    BEGIN, one SELECT ... FOR UPDATE that finds the assignment by its token and
+    BEGIN, one read of the study's allocation setting (_stopping_study), one
+    SELECT ... FOR UPDATE that finds the assignment by its token and
     locks it, with its study, document and worker (what the checks, the
     receivers and the completion data read), the protocol's check of what is
     left (one COUNT on a span document), one UPDATE, COMMIT; scoring against
-    gold, a retest and a round's next document add what they write. A repeat
-    sends BEGIN, the SELECT, COMMIT.
+    gold, a retest, a round's next document and an adaptive study's allocation
+    add what they write. A repeat sends BEGIN, the two SELECTs, COMMIT.
     """
     if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
         raise TaskNotFound(token)
+    stopping = _stopping_study(token)
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("study", "document", "worker")
@@ -159,4 +164,21 @@ def assignment_submit(*, token):
     protocols.of(locked.study).after_submit(locked)
     retest_schedule(assignment=locked)
     round_continue(assignment=locked)
+    if stopping is not None and locked.kind == Assignment.Kind.MAIN and locked.document_id is not None:
+        allocation_after_submit(study=stopping)
     return locked
+
+
+def _stopping_study(token):
+    """The study, locked, when it allocates adaptively or has stopping rules; else None. Locked
+    before the assignment, as a join locks the study before the assignments it releases, so the
+    two never wait on each other in opposite orders. Knowing that before the assignment's lock
+    costs every submit one read of the study's allocation setting."""
+    found = Study.objects.filter(assignments__token=token).values_list("pk", "config__allocation").first()
+    if found is None:
+        return None
+    study_id, allocation = found
+    settings = allocation_settings(Study(pk=study_id, config={"allocation": allocation}))
+    if not (settings.adaptive or settings.stops):
+        return None
+    return Study.objects.select_for_update().get(pk=study_id)

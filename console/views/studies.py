@@ -11,15 +11,18 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts import policy
 from annotations.models import Assignment
+from annotations.services.allocation import allocation_status
 from exports.publish import csv_archive, latex_document
 from reports.models import Report
 from reports.page import report_page_context
 from reports.services import ReportNotSent, report_request
 from studies import protocols
+from studies.allocation import allocation_settings
 from studies.models import Document
 
 from .. import services
 from ..access import console_view, managed_study, readable_study
+from ..allocation import AllocationForm, offers_allocation, study_set_allocation
 from ..workflow import TABS, people_assignments, setup_steps, summaries, tool_links
 
 SHORT_SHOWN = 10
@@ -61,11 +64,14 @@ def _default_tab(stage):
     return {"draft": "design", "piloting": "pilot", "running": "run", "finished": "analyse"}[stage]
 
 
-def _design(request, study, manages):
+def _design(request, study, manages, allocation_form=None):
     categories = list(study.taxonomy.categories.order_by("order", "key")) if study.taxonomy_id else []
+    offered = offers_allocation(study)
     return {
         "categories": categories, "document_count": study.documents.count(),
         "design_facts": protocols.of(study).design_facts(study),
+        "allocation": allocation_settings(study) if offered else None,
+        "allocation_form": (allocation_form or AllocationForm(study)) if offered and manages else None,
     }  # fmt: skip
 
 
@@ -106,6 +112,7 @@ def _run(request, study, manages):
         "by_status": by_status, "short": short[:SHORT_SHOWN], "short_count": len(short),
         "join_url": f"{settings.SITE_URL.rstrip('/')}/join/{study.join_key}/" if manages else "",
         "task_links": _task_links(study, manages),
+        "allocation_status": allocation_status(study),
     }  # fmt: skip
 
 
@@ -147,6 +154,27 @@ def stage(request, study_id):
         messages.success(request, {"running": "The main run is open.", "finished": "The study is closed.",
                                    "piloting": "The study is open for a pilot."}[wanted])  # fmt: skip
     return redirect(f"{reverse('console:study', args=[study.pk])}?tab={request.POST.get('tab', 'run')}")
+
+
+@console_view
+@require_POST
+def allocation(request, study_id):
+    study = managed_study(request, study_id)
+    if not offers_allocation(study):
+        messages.error(request, "This protocol has no allocation settings.")
+        return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design")
+    form = AllocationForm(study, request.POST)
+    if not form.is_valid():
+        (summary,) = summaries(request.user, [study])
+        context = {
+            "study": study, "summary": summary, "tab": "design", "tabs": TABS, "manages": True,
+            "steps": setup_steps(study), "tools": tool_links(study, "design"), "protocol": protocols.of(study),
+        }  # fmt: skip
+        context.update(_design(request, study, True, allocation_form=form))
+        return render(request, "console/study.html", context, status=400)
+    study_set_allocation(study=study, allocation=form.allocation())
+    messages.success(request, "The allocation settings are saved.")
+    return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design")
 
 
 @console_view

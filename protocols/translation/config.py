@@ -25,9 +25,12 @@ the readers the page, the task API and the report use, each with the protocol's 
   exist (default false: silent).
 - `assistance` (MQM, ESA): {share, seed}: draw workers into a suggestion arm, whose assignments
   start with a judge's errors, and a control arm (assistance/).
+- `allocation` (DA, ESA): {policy, settled, stop_when, unchanged_for, budget}: spend the
+  ratings where the ranking is uncertain and stop by itself (studies/allocation.py).
 """
 
 from reports.metrics.mqm import Weights
+from studies.allocation import allocation_problems
 from studies.assistance import assistance_problems
 from studies.config import ConfigProblem, flag, number, point_labels, simple, unknown, whole
 
@@ -163,6 +166,10 @@ OPTIONS.update({key: {**OPTIONS[key], **_CHECKS} for key in (MQM, ESA, DA)})
 # ESA-AI / MQM-AI arms (assistance/), drawn as a worker joins a document: not contrastive studies.
 OPTIONS[MQM] = {**OPTIONS[MQM], "assistance": assistance_problems}
 OPTIONS[ESA] = {**OPTIONS[ESA], "assistance": assistance_problems}
+# Adaptive allocation (studies/allocation.py) needs one score per document: DA's and ESA's
+# segment scores; a contrastive study hands out blocks, and MQM's score is its errors' weight.
+OPTIONS[DA] = {**OPTIONS[DA], "allocation": allocation_problems}
+OPTIONS[ESA] = {**OPTIONS[ESA], "allocation": allocation_problems}
 
 
 # --- readers: each option with its default --------------------------------------------------

@@ -80,6 +80,9 @@ class TranslationProtocol(Protocol):
     def missing(self, assignment):
         return services.translation_missing(assignment)
 
+    def allocation_scores(self, study):
+        return selectors.document_scores(study)
+
     def block_items(self, study, block, rng):
         """Every system's translation of the block's source, in this worker's own order: the
         page names them Translation 1, 2, ... and never by system."""

@@ -2,13 +2,16 @@
 severities, categories and scale, and what the worker has saved."""
 
 from django.conf import settings
+from django.db.models import Avg
 from django.urls import reverse
 
+from annotations.models import Assignment
 from annotations.selectors import completion_data, task_urls
 from studies.models import Document
 
 from . import config
 from .keys import MQM, REFERENCES, SOURCES, WITH_SCORES, WITH_SPANS, is_contrastive, scheme
+from .models import SegmentScore
 from .services import outputs, score_warning
 
 SUGGESTED_BADGE = "Suggested"
@@ -185,3 +188,20 @@ def translation_page_data(assignment):
         "activity_interval_seconds": getattr(settings, "TASK_ACTIVITY_INTERVAL_SECONDS", 15),
         **translation_state(assignment),
     }
+
+
+def document_scores(study):
+    """{document id: the mean of its segment scores over its submitted main assignments}: one cell
+    (system, item) each, for adaptive allocation (annotations/services/allocation.py). One query."""
+    rows = (
+        SegmentScore.objects.filter(
+            assignment__study=study,
+            assignment__kind=Assignment.Kind.MAIN,
+            assignment__status=Assignment.Status.SUBMITTED,
+            assignment__document__kind=Document.Kind.MAIN,
+        )
+        .values("assignment__document_id")
+        .annotate(mean=Avg("score"))
+        .values_list("assignment__document_id", "mean")
+    )
+    return dict(rows)

@@ -107,6 +107,12 @@ class ProlificServer:
 
     def transition_study(self, study_id, query, body):
         study = self._get(self.studies, study_id)
+        if body.get("action") == "STOP":
+            # Prolific stops an active study: no new participant; the ones who started may finish.
+            if study["status"] != "ACTIVE":
+                raise Refused(400, "Bad request", f"Cannot stop a study in {study['status']}")
+            study["status"] = "AWAITING REVIEW"
+            return 200, study
         if body.get("action") != "PUBLISH":
             raise Refused(400, "Bad request", {"action": ["Unknown action."]})
         study["status"] = "ACTIVE"

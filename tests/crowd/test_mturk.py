@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
-from crowd import ledger
+from annotations.services.allocation import study_stop
+from crowd import ledger, platforms
 from crowd.models import LedgerEntry, Listing
 from crowd.mturk import ENDPOINTS, MTurkClient, client_from_env, request_token
 from qualification.models import Qualification, QualificationResult
@@ -341,3 +342,14 @@ def test_tangs_worker_rules_pass_the_config_check():
 def test_bad_mturk_options_are_named(options, message):
     found = [str(problem) for problem in config_problems({"mturk": options}, protocol="span")]
     assert any(problem.startswith(message) for problem in found), found
+
+
+def test_a_stop_expires_the_hit_through_the_ledger(study, listing, mturk, stub, monkeypatch,
+                                                   django_capture_on_commit_callbacks):  # fmt: skip
+    monkeypatch.setitem(platforms._factories, "mturk", lambda sandbox: mturk)
+    stub.add_response("update_expiration_for_hit", {}, {"HITId": HIT_ID, "ExpireAt": 0})
+    with django_capture_on_commit_callbacks(execute=True):
+        study_stop(study=study, rule="budget", note="Stopped after 30 ratings: the budget is spent.")
+    stop = LedgerEntry.objects.get(study=study, action=LedgerEntry.Action.STOP)
+    assert stop.status == LedgerEntry.Status.SENT and stop.planned_by is None
+    assert stop.key == f"mturk:sandbox:stop:{HIT_ID}"

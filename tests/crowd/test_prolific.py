@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
-from crowd import bonuses, ledger, prolific
+from annotations.services.allocation import study_stop
+from crowd import bonuses, ledger, platforms, prolific
 from crowd.models import LedgerEntry, Listing
 from qualification.models import Qualification, QualificationResult
 from tests.crowd.prolific_server import ProlificServer
@@ -325,3 +326,24 @@ def test_a_worker_who_failed_a_check_is_held_for_the_researcher_not_approved(
     planned, held = client.plan_approvals(listing, user=researcher)
     assert [entry.worker.external_id for entry, _ in planned] == ["PID-A"]
     assert [s.worker_id for s in held] == ["PID-F"] and held[0].assignment is not None
+
+
+def test_a_study_stopped_by_its_rule_stops_its_listing_once(
+    study, researcher, client, server, monkeypatch, django_capture_on_commit_callbacks
+):
+    entry, listing = made_listing(study, researcher, client)
+    send([client.plan_publish(listing, user=researcher)[0]], researcher, client)
+    monkeypatch.setitem(platforms._factories, "prolific", lambda sandbox: client)
+    with django_capture_on_commit_callbacks(execute=True):
+        study_stop(
+            study=study, rule="settled", note="Stopped after 9 ratings: every pair's order is settled."
+        )
+    stop = LedgerEntry.objects.get(study=study, action=LedgerEntry.Action.STOP)
+    assert stop.status == LedgerEntry.Status.SENT and stop.planned_by is None
+    assert stop.request == {"method": "POST", "path": f"/api/v1/studies/{listing.external_id}/transition/",
+                            "json": {"action": "STOP"}}  # fmt: skip
+    listing.refresh_from_db()
+    assert listing.status == "AWAITING REVIEW" == server.studies[listing.external_id]["status"]
+    with django_capture_on_commit_callbacks(execute=True):  # stopped again: nothing more is sent
+        study_stop(study=study, rule="settled", note="again")
+    assert len(server.calls("POST", f"/api/v1/studies/{listing.external_id}/transition/")) == 2

@@ -1,0 +1,256 @@
+"""A live study that spends its ratings where the ranking is uncertain, and stops by itself
+(config.allocation: studies/allocation.py; docs/adaptive-allocation.md).
+
+The study is a grid of cells: rows are items (Document.input_id: the source the systems'
+outputs translate), columns are systems (Document.system), one main document per cell.
+Planned: every main document. Bought: documents with a submitted main assignment (scored,
+with the mean of their ratings) or held by an open one (bought but not scored yet: counted as
+bought when choosing, so two workers joining at once are not sent to the same gap). The maths
+is reports/metrics/allocation.py (order_doubt, next_pair) and reports/metrics/ranking.py.
+
+Every function here runs under the study's row lock (the join's, or the one a submit takes
+when the study has stopping rules), so the counts it reads cannot move under it.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from django.db.models import Count
+from django.utils import timezone
+
+from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
+from annotations.signals import study_stopped
+from reports.metrics.allocation import next_pair, order_doubt
+from reports.metrics.ranking import rank_systems
+from studies import protocols
+from studies.allocation import BUDGET, SETTLED, UNCHANGED, allocation_settings
+from studies.models import Document, Study
+
+RANKING_DEFAULTS = {"test": "permutation", "resamples": 1000, "alpha": 0.05}
+
+
+@dataclass
+class Cells:
+    """The study's grid, read in three queries (documents, holders, the protocol's scores)."""
+
+    systems: list
+    items: list
+    cell_of: dict  # document id -> (row, column)
+    planned: np.ndarray
+    scored: np.ndarray
+    held: np.ndarray  # open assignments: bought, no score yet
+    scores: np.ndarray
+    ratings: int = 0  # submitted main assignments on main documents
+    open_places: int = 0
+    by_system: dict = field(default_factory=dict)  # {system: {item: score}} of the scored cells
+
+    @property
+    def bought(self):
+        return self.scored | self.held
+
+
+def study_cells(study):
+    documents = list(
+        study.documents.filter(kind=Document.Kind.MAIN).with_text().values_list("id", "input_id", "system")
+    )
+    systems = sorted({system for _id, _item, system in documents})
+    items = sorted({item or f"#{pk}" for pk, item, _system in documents})
+    column = {system: n for n, system in enumerate(systems)}
+    row = {item: n for n, item in enumerate(items)}
+    cell_of = {pk: (row[item or f"#{pk}"], column[system]) for pk, item, system in documents}
+    shape = (len(items), len(systems))
+    planned, scored, held = np.zeros(shape, bool), np.zeros(shape, bool), np.zeros(shape, bool)
+    scores = np.full(shape, np.nan)
+    for cell in cell_of.values():
+        planned[cell] = True
+    counts = (
+        Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
+        .filter(status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED))
+        .values_list("document_id", "status")
+        .annotate(n=Count("pk"))
+    )
+    ratings = open_places = 0
+    for document_id, status, n in counts:
+        if status == Assignment.Status.SUBMITTED:
+            ratings += n
+        else:
+            open_places += n
+            if document_id in cell_of:
+                held[cell_of[document_id]] = True
+    by_system = {}
+    for document_id, score in protocols.of(study).allocation_scores(study).items():
+        if document_id in cell_of and score is not None:
+            r, c = cell_of[document_id]
+            scored[r, c], scores[r, c] = True, score
+            by_system.setdefault(systems[c], {})[items[r]] = score
+    held &= ~scored
+    return Cells(systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system)
+
+
+def _doubt(cells):
+    return order_doubt(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
+
+
+def most_doubtful_pairs(cells, settled):
+    """Pairs of system columns whose doubt is above `settled`, most in doubt first (ties by name)."""
+    doubt = _doubt(cells)
+    pairs = [
+        (float(doubt[a, b]), a, b)
+        for a in range(len(cells.systems))
+        for b in range(a + 1, len(cells.systems))
+        if doubt[a, b] > settled
+    ]
+    return [(a, b, value) for value, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))]
+
+
+def choose_document(study, free, active):
+    """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
+    policy gives next, or None to keep the fill order (the ranking is settled, or none of the
+    doubtful pairs has a document this worker may take).
+
+    For the pair most in doubt that has a free document: a cell already under way (a design
+    with several annotators per document fills its cells first), then a cell whose item the
+    pair's other system was already rated on or is held on (a paired comparison), then any.
+    `active` counts each document's annotators (open or submitted).
+    """
+    settings = allocation_settings(study)
+    cells = study_cells(study)
+    place = {pk: n for n, pk in enumerate(free)}
+    bought = cells.bought
+    for a, b, _doubt in most_doubtful_pairs(cells, settings.settled):
+        candidates = [pk for pk in free if pk in cells.cell_of and cells.cell_of[pk][1] in (a, b)]
+        if candidates:
+
+            def preference(pk, a=a, b=b):
+                row, column = cells.cell_of[pk]
+                other = b if column == a else a
+                return (0 if active[pk] else 1 if bought[row, other] else 2, place[pk])
+
+            return min(candidates, key=preference)
+    return None
+
+
+def budget_refusal(study):
+    """A message when the study's budget of ratings is spent or held by open work, else None:
+    a worker is not given a place that could only go over it."""
+    settings = allocation_settings(study)
+    if settings.budget is None or BUDGET not in settings.stop_when:
+        return None
+    taken = Assignment.objects.filter(
+        study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN,
+        status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED),
+    ).count()  # fmt: skip
+    if taken >= settings.budget:
+        return "The study has all the ratings it planned; the last ones are being done. Thank you!"
+    return None
+
+
+def _ranking_settings(study):
+    # The study's own `ranking` option (the report's test and significance) where it has one.
+    value = study.config.get("ranking") if isinstance(study.config, dict) else None
+    return {**RANKING_DEFAULTS, **(value if isinstance(value, dict) else {})}
+
+
+def current_clusters(study, cells):
+    """The ranking's clusters, best first, as lists of systems; None until every system has two
+    scored items (before that a ranking says nothing)."""
+    if len(cells.systems) < 2 or any(len(cells.by_system.get(s, {})) < 2 for s in cells.systems):
+        return None
+    ranking = rank_systems(cells.by_system, **_ranking_settings(study))
+    groups = {}
+    for row in ranking["systems"]:
+        groups.setdefault(row["cluster"], []).append(row["system"])
+    return [sorted(groups[number]) for number in sorted(groups)]
+
+
+def _record(study):
+    record, _ = AllocationRecord.objects.get_or_create(study=study)
+    return record
+
+
+def stop_due(study, cells, record):
+    """(rule, note) of the first stopping rule of the study that holds, or None."""
+    settings = allocation_settings(study)
+    if BUDGET in settings.stop_when and settings.budget is not None and cells.ratings >= settings.budget:
+        return BUDGET, f"the budget of {settings.budget} ratings is spent"
+    if SETTLED in settings.stop_when and cells.ratings and len(cells.systems) >= 2 and (
+        next_pair(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned,
+                  np.random.default_rng(0), settled=settings.settled) is None
+    ):  # fmt: skip
+        return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
+    if UNCHANGED in settings.stop_when:
+        state = record.clusters or {}
+        if state.get("ratings") == cells.ratings and cells.ratings - state["since"] >= settings.unchanged_for:
+            return UNCHANGED, f"the clusters have not changed over the last {settings.unchanged_for} ratings"
+    return None
+
+
+def allocation_after_submit(*, study):
+    """After a main rating is submitted (in the submit's transaction, the study locked): note the
+    clusters and stop the study when one of its rules holds. Returns the rule, or None."""
+    settings = allocation_settings(study)
+    if not (settings.adaptive or settings.stops) or study.status != Study.Status.OPEN:
+        return None
+    cells = study_cells(study)
+    record = _record(study)
+    clusters = (
+        current_clusters(study, cells) if UNCHANGED in settings.stop_when or settings.adaptive else None
+    )
+    if clusters is not None:
+        # The clusters now and the rating since which they have been these: a few bytes, whatever K.
+        state = record.clusters or {}
+        if state.get("clusters") != clusters:
+            state = {"clusters": clusters, "since": cells.ratings}
+        record.clusters = {**state, "ratings": cells.ratings}
+        record.save(update_fields=["clusters"])
+    due = stop_due(study, cells, record)
+    if due is not None:
+        study_stop(study=study, rule=due[0], note=f"Stopped after {cells.ratings} ratings: {due[1]}.")
+    return due and due[0]
+
+
+def study_stop(*, study, rule, note, now=None):
+    """Close the study by its stopping rule: the join link refuses, places given but not started
+    are released (their documents are no longer anyone's), and the apps above the core are told
+    (crowd/: the listing is stopped on its platform). Work under way may still be submitted."""
+    Study.objects.filter(pk=study.pk).update(status=Study.Status.CLOSED)
+    study.status = Study.Status.CLOSED
+    Assignment.objects.filter(
+        study=study, joined=True, status=Assignment.Status.ASSIGNED, started_at__isnull=True
+    ).exclude(kind=Assignment.Kind.QUALIFICATION).update(status=Assignment.Status.RELEASED)
+    record = _record(study)
+    record.stopped_rule, record.stopped_at, record.stopped_note = rule, now or timezone.now(), note
+    record.save(update_fields=["stopped_rule", "stopped_at", "stopped_note"])
+    study_stopped.send(sender=Study, study=study, rule=rule, note=note)
+
+
+def allocation_status(study):
+    """What the console's Run tab shows of an allocating study, or None for one without
+    config.allocation: ratings spent of the plan and budget, pairs settled, the pair most in
+    doubt, the clusters now, and the rule that stopped it."""
+    if not isinstance(study.config, dict) or "allocation" not in study.config:
+        return None
+    settings = allocation_settings(study)
+    cells = study_cells(study)
+    record = AllocationRecord.objects.filter(study=study).first()
+    doubt = _doubt(cells)
+    count = len(cells.systems)
+    pairs = [(doubt[a, b], a, b) for a in range(count) for b in range(a + 1, count)]
+    most = max(pairs, default=None, key=lambda p: p[0])
+    return {
+        "settings": settings,
+        "ratings": cells.ratings,
+        "planned": int(cells.planned.sum()) * study.annotators_per_document,
+        "open_places": cells.open_places,
+        "pairs": len(pairs),
+        "pairs_settled": sum(1 for value, _a, _b in pairs if value <= settings.settled),
+        "most_doubtful": (
+            (cells.systems[most[1]], cells.systems[most[2]], float(most[0]))
+            if most is not None and most[0] > settings.settled
+            else None
+        ),
+        "clusters": record.clusters.get("clusters") if record and record.clusters else None,
+        "stopped_rule": record.stopped_rule if record else "",
+        "stopped_at": record.stopped_at if record else None,
+        "stopped_note": record.stopped_note if record else "",
+    }

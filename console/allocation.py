@@ -1,0 +1,81 @@
+"""The console's allocation settings (config.allocation, studies/allocation.py): a form on the
+Design tab, for a study whose protocol offers the option (DA, ESA)."""
+
+from django import forms
+from django.db import transaction
+
+from studies import protocols
+from studies.allocation import (
+    DEFAULT_SETTLED,
+    DEFAULT_UNCHANGED_FOR,
+    POLICIES,
+    STOP_RULES,
+    allocation_settings,
+)
+from studies.config import config_problems
+from studies.models import Study
+
+RULE_LABELS = {
+    "settled": "every pair of systems is settled",
+    "unchanged": "the clusters have not changed over the last K ratings",
+    "budget": "the budget of ratings is spent",
+}
+POLICY_LABELS = {
+    "uniform": "Uniform: every document gets its annotators, in bundle order",
+    "uncertain": "Uncertain: the next document goes to the pair of systems whose order is least certain",
+}
+
+
+def offers_allocation(study):
+    return "allocation" in protocols.of(study).config_options
+
+
+class AllocationForm(forms.Form):
+    policy = forms.ChoiceField(
+        widget=forms.RadioSelect, label="Which document a joining worker gets",
+        choices=[(p, POLICY_LABELS[p]) for p in POLICIES],
+    )  # fmt: skip
+    settled = forms.FloatField(
+        min_value=0.0001, max_value=0.25, label="A pair is settled when its order is in doubt with probability at most",
+    )  # fmt: skip
+    stop_when = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple, required=False, label="Stop the study by itself when",
+        choices=[(rule, RULE_LABELS[rule]) for rule in STOP_RULES],
+    )  # fmt: skip
+    unchanged_for = forms.IntegerField(min_value=1, max_value=100_000, label="K (ratings)")
+    budget = forms.IntegerField(min_value=1, max_value=10_000_000, required=False, label="Budget (ratings)")
+
+    def __init__(self, study, *args, **kwargs):
+        settings = allocation_settings(study)
+        initial = {
+            "policy": settings.policy, "settled": settings.settled or DEFAULT_SETTLED,
+            "stop_when": list(settings.stop_when), "unchanged_for": settings.unchanged_for or DEFAULT_UNCHANGED_FOR,
+            "budget": settings.budget,
+        }  # fmt: skip
+        super().__init__(*args, initial=initial, **kwargs)
+        self.study = study
+
+    def allocation(self):
+        data = self.cleaned_data
+        value = {key: data[key] for key in ("policy", "settled", "stop_when", "unchanged_for")}
+        if data.get("budget") is not None:
+            value["budget"] = data["budget"]
+        return value
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        config = {**(self.study.config or {}), "allocation": self.allocation()}
+        for problem in config_problems(config, protocol=self.study.protocol):
+            self.add_error(None, str(problem))
+        return cleaned
+
+
+@transaction.atomic
+def study_set_allocation(*, study, allocation):
+    """Store config.allocation (already checked by AllocationForm), under the study's lock."""
+    locked = Study.objects.select_for_update().get(pk=study.pk)
+    locked.config = {**(locked.config or {}), "allocation": allocation}
+    locked.save(update_fields=["config"])
+    return locked

@@ -1,0 +1,84 @@
+"""A study's allocation settings (config.allocation): which document a joining worker gets next,
+and when the study stops by itself (docs/adaptive-allocation.md).
+
+- `policy`: `uniform` (today's fill order: the documents with the fewest annotators first, in
+  bundle order) or `uncertain` (the next document goes to the pair of systems whose order is
+  least certain given the ratings so far: annotations/services/allocation.py).
+- `settled`: a pair whose order is in doubt with at most this probability is settled (0.01).
+- `stop_when`: the rules that close the study: `settled` (every pair settled), `unchanged` (the
+  ranking's clusters the same over the last `unchanged_for` ratings), `budget` (`budget`
+  ratings submitted).
+
+A protocol whose documents have one score each (a system's output of an item: DA, ESA) lists
+`allocation` among its config options and gives Protocol.allocation_scores; the check and the
+reader are here, once, as for studies/assistance.py.
+"""
+
+from dataclasses import dataclass
+
+from studies.config import ConfigProblem, number, unknown, whole
+
+UNIFORM, UNCERTAIN = "uniform", "uncertain"
+POLICIES = (UNIFORM, UNCERTAIN)
+SETTLED, UNCHANGED, BUDGET = "settled", "unchanged", "budget"
+STOP_RULES = (SETTLED, UNCHANGED, BUDGET)
+DEFAULT_SETTLED = 0.01
+DEFAULT_UNCHANGED_FOR = 20
+KEYS = ("policy", "settled", "stop_when", "unchanged_for", "budget")
+
+
+@dataclass(frozen=True)
+class AllocationSettings:
+    policy: str = UNIFORM
+    settled: float = DEFAULT_SETTLED
+    stop_when: tuple = ()
+    unchanged_for: int = DEFAULT_UNCHANGED_FOR
+    budget: int | None = None
+
+    @property
+    def adaptive(self):
+        return self.policy == UNCERTAIN
+
+    @property
+    def stops(self):
+        return bool(self.stop_when)
+
+
+def allocation_problems(value, path):
+    """config.allocation: {policy, settled, stop_when, unchanged_for, budget}."""
+    if not isinstance(value, dict):
+        return [ConfigProblem(path, "must be a mapping, e.g. {policy: uncertain, stop_when: [settled]}")]
+    problems = unknown(value, KEYS, path)
+    if value.get("policy", UNIFORM) not in POLICIES:
+        problems.append(ConfigProblem((*path, "policy"), f"must be one of {', '.join(POLICIES)}"))
+    if "settled" in value and (message := number(value["settled"], 0.0001, 0.25)) is not None:
+        problems.append(ConfigProblem((*path, "settled"), message))
+    rules = value.get("stop_when", [])
+    if not isinstance(rules, list) or any(rule not in STOP_RULES for rule in rules):
+        problems.append(ConfigProblem((*path, "stop_when"), f"must be a list of {', '.join(STOP_RULES)}"))
+        rules = []
+    if len(set(rules)) != len(rules):
+        problems.append(ConfigProblem((*path, "stop_when"), "names a rule twice"))
+    if "unchanged_for" in value and (message := whole(value["unchanged_for"], 1, 100_000)) is not None:
+        problems.append(ConfigProblem((*path, "unchanged_for"), message))
+    if "budget" in value and (message := whole(value["budget"], 1, 10_000_000)) is not None:
+        problems.append(ConfigProblem((*path, "budget"), message))
+    if BUDGET in rules and "budget" not in value:
+        problems.append(
+            ConfigProblem((*path, "budget"), "is needed to stop at the budget: the number of ratings")
+        )
+    return problems
+
+
+def allocation_settings(study):
+    """The study's AllocationSettings (uniform and no stopping rule when the config has none)."""
+    value = study.config.get("allocation") if isinstance(study.config, dict) else None
+    if not isinstance(value, dict):
+        return AllocationSettings()
+    return AllocationSettings(
+        policy=value.get("policy", UNIFORM),
+        settled=value.get("settled", DEFAULT_SETTLED),
+        stop_when=tuple(value.get("stop_when", ())),
+        unchanged_for=value.get("unchanged_for", DEFAULT_UNCHANGED_FOR),
+        budget=value.get("budget"),
+    )

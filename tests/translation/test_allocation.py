@@ -1,0 +1,183 @@
+"""A live DA study that spends its ratings where the ranking is uncertain and stops by itself
+(config.allocation, annotations/services/allocation.py, docs/adaptive-allocation.md)."""
+
+import contextlib
+from collections import Counter
+
+import pytest
+from django.utils import timezone
+
+from annotations.models import AllocationRecord, Assignment
+from annotations.services import JoinRefused, assignment_join, assignment_submit
+from annotations.services.allocation import allocation_status
+from protocols.translation.models import SegmentScore
+from studies.config import config_problems
+from studies.models import Document, Segment, Study
+from tests.translation.studies import make_translation_study
+
+pytestmark = pytest.mark.django_db
+
+# Three systems: sysA clearly best, sysB and sysC close to each other.
+QUALITY = {"sysA": 90.0, "sysB": 50.0, "sysC": 48.0}
+NOISE_OFFSET = {"sysA": 0, "sysB": 3, "sysC": 7}
+
+
+def da_study(*, items=12, allocation=None, per_document=1):
+    config = {"allocation": allocation or {"policy": "uncertain"}}
+    study = make_translation_study(
+        "da", systems=tuple(QUALITY), documents=items, config=config,
+        status=Study.Status.OPEN, annotators_per_document=per_document,
+    )  # fmt: skip
+    return study
+
+
+def rate(assignment, score=None):
+    """Score every segment of the assignment's document: its system's quality and some noise."""
+    document = assignment.document
+    item = int(document.input_id.split("-")[1])
+    noise = (item * 5 + NOISE_OFFSET[document.system]) % 11 - 5  # -5 to 5, not the same for two systems
+    value = QUALITY[document.system] + noise if score is None else score
+    segments = list(Segment.objects.filter(document=document))
+    for segment in segments:
+        SegmentScore.objects.create(assignment=assignment, segment=segment, score=value)
+    Assignment.objects.filter(pk=assignment.pk).update(
+        current_segment=len(segments) - 1, started_at=timezone.now(), status=Assignment.Status.IN_PROGRESS
+    )
+    assignment.refresh_from_db()
+    return assignment_submit(token=assignment.token)
+
+
+def join_and_rate(study, worker, score=None):
+    assignment = assignment_join(study=study, platform="prolific", external_id=worker)
+    return rate(assignment, score)
+
+
+def warm_up(study, items):
+    """Every system rated on the first `items` items, by one worker each."""
+    for document in Document.objects.filter(study=study, input_id__in=[f"src-{i}" for i in range(items)]):
+        worker = f"warm-{document.pk}"
+        rate(Assignment.objects.create(study=study, document=document, worker=_worker(worker), joined=True))
+
+
+def _worker(external_id):
+    from accounts.models import Worker
+
+    return Worker.objects.get_or_create(platform="prolific", external_id=external_id)[0]
+
+
+def test_the_allocation_option_is_checked_for_da_and_esa_only():
+    assert (
+        config_problems({"allocation": {"policy": "uncertain", "stop_when": ["settled"]}}, protocol="da")
+        == []
+    )
+    problems = [
+        str(p)
+        for p in config_problems(
+            {"allocation": {"policy": "greedy", "settled": 2, "stop_when": ["budget", "soon"], "colour": 1}},
+            protocol="esa",
+        )
+    ]
+    assert "config.allocation.policy: must be one of uniform, uncertain" in problems
+    assert "config.allocation.settled: must be a number from 0.0001 to 0.25" in problems
+    assert "config.allocation.stop_when: must be a list of settled, unchanged, budget" in problems
+    assert any("unknown option 'colour'" in p for p in problems)
+    budgetless = config_problems({"allocation": {"stop_when": ["budget"]}}, protocol="da")
+    assert [str(p) for p in budgetless] == [
+        "config.allocation.budget: is needed to stop at the budget: the number of ratings"
+    ]
+    assert [str(p) for p in config_problems({"allocation": {}}, protocol="mqm")] == [
+        "config.allocation: is for esa and da studies, not mqm"
+    ]
+
+
+def test_the_close_pair_gets_the_next_documents_paired_on_shared_items():
+    study = da_study()
+    # The bundle lists each system's translations together: the fill order alone would not pair them.
+    for position, document in enumerate(Document.objects.filter(study=study).order_by("system", "position")):
+        Document.objects.filter(pk=document.pk).update(position=position)
+    warm_up(study, 3)
+    given = [assignment_join(study=study, platform="prolific", external_id=f"w{n}") for n in range(6)]
+    systems = Counter(a.document.system for a in given)
+    assert systems["sysA"] == 0 and systems["sysB"] == systems["sysC"] == 3
+    # Held places count as bought: the second worker completes the pair the first one opened.
+    by_item = Counter(a.document.input_id for a in given)
+    assert set(by_item.values()) == {2}
+
+
+def test_uniform_is_todays_fill_order():
+    study = da_study(allocation={"policy": "uniform"})
+    warm_up(study, 3)
+    given = [assignment_join(study=study, platform="prolific", external_id=f"w{n}") for n in range(3)]
+    assert [a.document.external_id for a in given] == ["src-3-sysA", "src-3-sysB", "src-3-sysC"]
+
+
+def test_a_worker_never_gets_a_document_twice_and_the_quota_holds():
+    study = da_study(items=4, per_document=2)
+    warm_up(study, 2)
+    for _round in range(12):
+        for worker in ("w1", "w2", "w3"):
+            with contextlib.suppress(JoinRefused):  # this worker has no document left
+                join_and_rate(study, worker)
+    main = Assignment.objects.filter(study=study).exclude(status=Assignment.Status.RELEASED)
+    pairs = Counter(main.values_list("worker_id", "document_id"))
+    assert max(pairs.values()) == 1
+    per_document = Counter(main.values_list("document_id", flat=True))
+    assert max(per_document.values()) <= 2
+
+
+def join_until_refused(study, workers=40):
+    for n in range(workers):
+        try:
+            join_and_rate(study, f"w{n}")
+        except JoinRefused as refused:
+            return refused
+    raise AssertionError("the study never stopped")
+
+
+def test_the_budget_stops_the_study_and_no_place_goes_over_it():
+    study = da_study(allocation={"policy": "uncertain", "stop_when": ["budget"], "budget": 4})
+    held = assignment_join(study=study, platform="prolific", external_id="held")
+    for n in range(3):
+        join_and_rate(study, f"w{n}")
+    with pytest.raises(JoinRefused) as refused:  # three submitted and one held: the budget is taken
+        assignment_join(study=study, platform="prolific", external_id="late")
+    assert refused.value.reason == "full"
+    rate(held)
+    study.refresh_from_db()
+    record = AllocationRecord.objects.get(study=study)
+    assert study.status == Study.Status.CLOSED and record.stopped_rule == "budget"
+    assert record.stopped_note == "Stopped after 4 ratings: the budget of 4 ratings is spent."
+
+
+def test_settled_stops_the_study_releases_places_not_started_and_the_join_link_says_it_finished():
+    study = da_study(items=6, allocation={"policy": "uncertain", "stop_when": ["settled"]})
+    idle = assignment_join(study=study, platform="prolific", external_id="idle")
+    refused = join_until_refused(study)
+    study.refresh_from_db()
+    record = AllocationRecord.objects.get(study=study)
+    assert study.status == Study.Status.CLOSED and record.stopped_rule == "settled"
+    assert refused.reason == "closed" and "finished" in str(refused)
+    idle.refresh_from_db()
+    assert idle.status == Assignment.Status.RELEASED
+    status = allocation_status(study)
+    assert status["pairs_settled"] == status["pairs"] == 3 and status["most_doubtful"] is None
+    assert status["ratings"] < status["planned"] == 18  # it stopped before buying every cell
+
+
+def test_unchanged_stops_when_the_clusters_hold_for_k_ratings():
+    study = da_study(
+        items=12, allocation={"policy": "uncertain", "stop_when": ["unchanged"], "unchanged_for": 3}
+    )
+    join_until_refused(study)
+    record = AllocationRecord.objects.get(study=study)
+    assert record.stopped_rule == "unchanged"
+    state = record.clusters
+    assert state["ratings"] - state["since"] == 3 and state["ratings"] == allocation_status(study)["ratings"]
+    assert allocation_status(study)["clusters"] == state["clusters"]
+
+
+def test_a_study_without_the_option_keeps_no_allocation_state():
+    study = make_translation_study("da", systems=tuple(QUALITY), documents=2, status=Study.Status.OPEN,
+                                   annotators_per_document=1)  # fmt: skip
+    join_and_rate(study, "w0")
+    assert not AllocationRecord.objects.exists() and allocation_status(study) is None

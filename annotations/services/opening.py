@@ -190,10 +190,18 @@ def assignment_opened_or_refused(*, token, reads=(), params=(), now=None):
     """`assignment_opened`, or why not: TaskNotFound or TaskClosed (with the 409's reason).
 
     Only a refusal pays for a second read."""
+    return opened_or_refused(
+        token, lambda: assignment_opened(token=token, reads=reads, params=params, now=now)
+    )
+
+
+def opened_or_refused(token, open_once):
+    """What `open_once()` opens for `token` (None: it found no open assignment), or why not:
+    TaskNotFound or TaskClosed (with the 409's reason). Only a refusal pays for a second read."""
     if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
         raise TaskNotFound(token)
     for _attempt in range(2):
-        opened = assignment_opened(token=token, reads=reads, params=params, now=now)
+        opened = open_once()
         if opened is not None:
             return opened
         assignment = Assignment.objects.for_token(token).only("status", "available_from").first()

@@ -80,6 +80,23 @@ def furthest_segment(assignment):
     return max([assignment.current_segment, *assignment.segments_visited])
 
 
+MAX_VISITS_KEPT = 5000  # segments a move records in `segments_visited`; after that moves go unrecorded
+
+
+def move_stored(assignment, segment, gates):
+    """Store a move of the opened `assignment` to `segment` in one UPDATE that holds only where every
+    `gates` condition (Exists expressions the protocol checks after the lock) holds; the segment is
+    added to those visited. Return whether it was stored."""
+    visited = assignment.segments_visited or [assignment.current_segment]
+    if len(visited) < MAX_VISITS_KEPT:
+        visited = [*visited, segment]
+    return bool(
+        Assignment.objects.filter(*gates, pk=assignment.pk).update(
+            current_segment=segment, segments_visited=visited
+        )
+    )
+
+
 @transaction.atomic
 def assignment_record_activity(*, token, seconds, now=None):
     """Add active time reported by the page, never more than the wall clock allows.

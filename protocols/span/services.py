@@ -12,15 +12,18 @@ import json
 from django.db import connection, transaction
 from django.db.models import Exists
 
-from annotations.models import Assignment
-from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
+from annotations.services.opening import (
+    assignment_column,
+    assignment_opened_or_refused,
+    column,
+    opened_or_refused,
+    table,
+)
 from annotations.services.row_statements import upsert
 from annotations.services.task import (
-    TaskClosed,
     TaskInputError,
-    TaskNotFound,
-    closed_reason,
     furthest_segment,
+    move_stored,
 )
 from studies.models import Segment
 from studies.spans import is_whole_number, span_error
@@ -32,7 +35,6 @@ from .models import DocumentAnswer, ErrorAnnotation, SuggestionDecision
 from .save_statements import assignment_open_for_save, delete_by_client_id, insert_unless_stored
 
 MAX_COMMENT = 2000
-MAX_VISITS_KEPT = 5000
 
 
 def _span(raw, segments, reachable, label):
@@ -94,24 +96,15 @@ def _stored(assignment_id, client_id):
 def _opened_or_refused(token, data):
     """The open assignment of `token`, locked and touched (save_statements), or why not:
     TaskNotFound or TaskClosed. Only a refusal pays for a second read."""
-    if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
-        raise TaskNotFound(token)
     segment_indexes = [data.get("segment")]
     if isinstance(data.get("paired"), dict):
         segment_indexes.append(data["paired"].get("segment"))
-    for _attempt in range(2):
-        opened = assignment_open_for_save(
+    return opened_or_refused(
+        token,
+        lambda: assignment_open_for_save(
             token=token, category_key=data.get("category"), segment_indexes=segment_indexes
-        )
-        if opened is not None:
-            return opened
-        assignment = Assignment.objects.for_token(token).only("status", "available_from").first()
-        if assignment is None:
-            raise TaskNotFound(token)
-        if (reason := closed_reason(assignment)) is not None:
-            raise TaskClosed(reason)
-        # Reopened between the two statements (by a researcher): open it again.
-    raise TaskClosed("This assignment is changing right now; save again in a moment.")
+        ),
+    )
 
 
 @transaction.atomic
@@ -186,13 +179,7 @@ def assignment_move(*, token, segment):
     gates = [Exists(Segment.objects.filter(document_id=assignment.document_id, index=segment))]
     if segment > assignment.current_segment and may_show_suggestions(assignment):
         gates.append(~Exists(awaiting_decision(assignment, segment)))
-    visited = assignment.segments_visited or [assignment.current_segment]
-    if len(visited) < MAX_VISITS_KEPT:
-        visited = [*visited, segment]
-    stored = Assignment.objects.filter(*gates, pk=assignment.pk).update(
-        current_segment=segment, segments_visited=visited
-    )
-    if not stored:
+    if not move_stored(assignment, segment, gates):
         raise TaskInputError(_move_refusal(assignment, segment))
     return segment
 

@@ -11,7 +11,6 @@ import json
 from django.db import transaction
 from django.db.models import Exists
 
-from annotations.models import Assignment
 from annotations.services.opening import (
     assignment_opened_or_refused,
     column,
@@ -22,7 +21,7 @@ from annotations.services.opening import (
     table,
 )
 from annotations.services.row_statements import insert_unless_stored, upsert
-from annotations.services.task import TaskInputError, furthest_segment
+from annotations.services.task import TaskInputError, furthest_segment, move_stored
 from studies.models import Category, Document, Segment
 from studies.spans import is_whole_number, span_error
 
@@ -31,7 +30,6 @@ from .keys import MISSING, MQM, SIDES, SOURCE, SOURCES, TARGET, WITH_SCORES, WIT
 from .models import SegmentScore, TranslationError
 
 MAX_COMMENT = 2000
-MAX_VISITS_KEPT = 5000
 ERROR_FIELDS = (
     "client_id",
     "output",
@@ -338,13 +336,7 @@ def assignment_move(*, token, segment):
             document_id__in=documents, index=assignment.current_segment
         ).exclude(id__in=scored)
         gates.append(~Exists(unscored))
-    visited = assignment.segments_visited or [assignment.current_segment]
-    if len(visited) < MAX_VISITS_KEPT:
-        visited = [*visited, segment]
-    stored = Assignment.objects.filter(*gates, pk=assignment.pk).update(
-        current_segment=segment, segments_visited=visited
-    )
-    if not stored:
+    if not move_stored(assignment, segment, gates):
         raise TaskInputError(_move_refusal(assignment, segment))
     return segment
 

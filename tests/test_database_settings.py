@@ -18,7 +18,12 @@ PRODUCTION = {
     "READ_DOT_ENV": "0", "DJANGO_SETTINGS_MODULE": "falte_site.settings", "DEBUG": "0",
     "SECRET_KEY": "settings-test-key-" + "x" * 40, "ALLOWED_HOSTS": "eval.example.org",
 }  # fmt: skip
-CLEARED = {"CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "DATABASE_PREPARE_THRESHOLD", "DATABASE_URL", "DEBUG"}
+# The operator's settings this file sets itself, and the browser tests' DJANGO_ALLOW_ASYNC_UNSAFE
+# (tests/browser/conftest.py), which a test process that loaded them carries and the deploy check refuses.
+CLEARED = {
+    "CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "DATABASE_PREPARE_THRESHOLD", "DATABASE_URL", "DEBUG",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",
+}  # fmt: skip
 
 
 def production_settings(**overrides):

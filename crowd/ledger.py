@@ -88,24 +88,7 @@ def send(entries, *, user, client_for):
     outcome = {"sent": 0, "failed": 0, "skipped": 0}
     for entry in entries:
         require_manager(user, entry.study)
-        claimed = LedgerEntry.objects.filter(pk=entry.pk, status__in=SENDABLE).update(
-            status=LedgerEntry.Status.SENDING, attempts=F("attempts") + 1, sent_by=user, error=""
-        )
-        if not claimed:
-            outcome["skipped"] += 1
-            continue
-        entry.refresh_from_db()
-        try:
-            answer = client_for(entry).perform(entry)
-        except PlatformError as error:
-            entry.status, entry.error, entry.response = LedgerEntry.Status.FAILED, str(error), error.answer
-            outcome["failed"] += 1
-        else:
-            entry.status, entry.response, entry.sent_at = LedgerEntry.Status.SENT, answer, timezone.now()
-            outcome["sent"] += 1
-        entry.save(update_fields=["status", "error", "response", "sent_at"])
-        # The key and the answer, never a token: secrets stay in the environment.
-        log.info("ledger %s %s: %s", entry.key, entry.status, entry.error or "ok")
+        _send_one(entry, client_for, outcome, claim={"sent_by": user}, failures=(PlatformError,))
     return outcome
 
 
@@ -117,25 +100,33 @@ def send_stops(entries, *, client_for):
     for entry in entries:
         if entry.action != LedgerEntry.Action.STOP or entry.planned_by_id is not None:
             raise PermissionDenied("Only a stop planned by the study's own rule is sent without a user.")
-        claimed = LedgerEntry.objects.filter(pk=entry.pk, status__in=SENDABLE).update(
-            status=LedgerEntry.Status.SENDING, attempts=F("attempts") + 1, error=""
-        )
-        if not claimed:
-            outcome["skipped"] += 1
-            continue
-        entry.refresh_from_db()
-        try:
-            answer = client_for(entry).perform(entry)
-        except (PlatformError, LookupError, ValueError) as error:  # ...or no client configured here
-            entry.status, entry.error = LedgerEntry.Status.FAILED, str(error)
-            entry.response = getattr(error, "answer", None)
-            outcome["failed"] += 1
-        else:
-            entry.status, entry.response, entry.sent_at = LedgerEntry.Status.SENT, answer, timezone.now()
-            outcome["sent"] += 1
-        entry.save(update_fields=["status", "error", "response", "sent_at"])
-        log.info("ledger %s %s: %s", entry.key, entry.status, entry.error or "ok")
+        # LookupError, ValueError: no client configured in this process; the row stays to send later.
+        _send_one(entry, client_for, outcome, claim={}, failures=(PlatformError, LookupError, ValueError))
     return outcome
+
+
+def _send_one(entry, client_for, outcome, *, claim, failures):
+    """Claim `entry` (SENDABLE -> SENDING, with the `claim` fields), perform it, record the answer
+    or the failure, and count it in `outcome`. A row someone else claimed first is skipped."""
+    claimed = LedgerEntry.objects.filter(pk=entry.pk, status__in=SENDABLE).update(
+        status=LedgerEntry.Status.SENDING, attempts=F("attempts") + 1, error="", **claim
+    )
+    if not claimed:
+        outcome["skipped"] += 1
+        return
+    entry.refresh_from_db()
+    try:
+        answer = client_for(entry).perform(entry)
+    except failures as error:
+        entry.status, entry.error = LedgerEntry.Status.FAILED, str(error)
+        entry.response = getattr(error, "answer", None)
+        outcome["failed"] += 1
+    else:
+        entry.status, entry.response, entry.sent_at = LedgerEntry.Status.SENT, answer, timezone.now()
+        outcome["sent"] += 1
+    entry.save(update_fields=["status", "error", "response", "sent_at"])
+    # The key and the answer, never a token: secrets stay in the environment.
+    log.info("ledger %s %s: %s", entry.key, entry.status, entry.error or "ok")
 
 
 def cancel(entries, *, user):

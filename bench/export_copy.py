@@ -16,7 +16,8 @@ of the exporting process (user + system, from getrusage) and of its PostgreSQL b
 - parquet: annotations.parquet from the bulk path (the COPY statements with raw cells, parsed
   into Arrow batches by pyarrow, exports/arrow.py), written a row group at a time;
 - parquet-rows: the same view with the bulk path off: the protocol's Python rows, built into
-  columns a chunk at a time (the path SQLite and the other protocols take).
+  columns a chunk at a time (the path SQLite and the other protocols take);
+- jsonl:   annotations.jsonl, from the protocol's Python rows (exports/rows.py).
 
 The load average (1 minute) is printed beside each export: the machine is shared.
 
@@ -67,7 +68,7 @@ with connection.cursor() as cursor:  # CONN_MAX_AGE keeps this backend for the r
     backend = cursor.fetchone()[0]
 rss_before = int(next(line for line in Path("/proc/self/status").read_text().splitlines()
                       if line.startswith("VmRSS:")).split()[1]) / 1024
-file_format = "parquet" if mode.startswith("parquet") else "csv"
+file_format = mode if mode == "jsonl" else "parquet" if mode.startswith("parquet") else "csv"
 database_before, cpu_before = backend_cpu(backend), time.process_time()
 started = time.perf_counter()
 response = client.get(f"/api/exports/studies/{study.pk}/annotations.{file_format}")
@@ -174,7 +175,9 @@ def export(mode, env):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000000,3000000,10000000", help="annotations, ascending")
-    parser.add_argument("--formats", default="copy,parquet", help="copy, python, parquet, parquet-rows")
+    parser.add_argument(
+        "--formats", default="copy,parquet", help="copy, python, parquet, parquet-rows, jsonl"
+    )
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_export_h6")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]

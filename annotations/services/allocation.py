@@ -21,9 +21,9 @@ from django.utils import timezone
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.signals import study_stopped
 from reports.metrics.allocation import next_pair, order_doubt
-from reports.metrics.ranking import rank_systems
+from reports.metrics.ranking import adjacent_separation, rank_systems
 from studies import protocols
-from studies.allocation import BUDGET, SETTLED, UNCHANGED, allocation_settings
+from studies.allocation import BUDGET, RANKING_RULES, SEPARATED, SETTLED, UNCHANGED, allocation_settings
 from studies.models import Document, Study
 
 RANKING_DEFAULTS = {"test": "permutation", "resamples": 1000, "alpha": 0.05}
@@ -151,12 +151,16 @@ def _ranking_settings(study):
     return {**RANKING_DEFAULTS, **(value if isinstance(value, dict) else {})}
 
 
-def current_clusters(study, cells):
-    """The ranking's clusters, best first, as lists of systems; None until every system has two
-    scored items (before that a ranking says nothing)."""
+def current_ranking(study, cells):
+    """The ranking of the scored cells by the study's `ranking` test (rank_systems); None until
+    every system has two scored items (before that a ranking says nothing)."""
     if len(cells.systems) < 2 or any(len(cells.by_system.get(s, {})) < 2 for s in cells.systems):
         return None
-    ranking = rank_systems(cells.by_system, **_ranking_settings(study))
+    return rank_systems(cells.by_system, **_ranking_settings(study))
+
+
+def ranking_clusters(ranking):
+    """The ranking's clusters, best first, as sorted lists of systems."""
     groups = {}
     for row in ranking["systems"]:
         groups.setdefault(row["cluster"], []).append(row["system"])
@@ -178,10 +182,25 @@ def stop_due(study, cells, record):
                   np.random.default_rng(0), settled=settings.settled) is None
     ):  # fmt: skip
         return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
-    if UNCHANGED in settings.stop_when:
-        state = record.clusters or {}
-        if state.get("ratings") == cells.ratings and cells.ratings - state["since"] >= settings.unchanged_for:
-            return UNCHANGED, f"the clusters have not changed over the last {settings.unchanged_for} ratings"
+    state = record.clusters or {}
+    current = state.get("ratings") == cells.ratings  # noted after this very rating
+    if (
+        UNCHANGED in settings.stop_when
+        and current
+        and cells.ratings - state["since"] >= settings.unchanged_for
+    ):
+        return UNCHANGED, f"the clusters have not changed over the last {settings.unchanged_for} ratings"
+    if (
+        SEPARATED in settings.stop_when
+        and current
+        and state.get("adjacent")
+        and (state["separated"] == state["adjacent"])
+    ):
+        alpha = _ranking_settings(study)["alpha"]
+        return SEPARATED, (
+            f"every adjacent pair of the ranking is significantly different ({state['adjacent']} pairs, "
+            f"alpha {alpha:g})"
+        )
     return None
 
 
@@ -193,15 +212,17 @@ def allocation_after_submit(*, study):
         return None
     cells = study_cells(study)
     record = _record(study)
-    clusters = (
-        current_clusters(study, cells) if UNCHANGED in settings.stop_when or settings.adaptive else None
-    )
-    if clusters is not None:
-        # The clusters now and the rating since which they have been these: a few bytes, whatever K.
+    wants_ranking = settings.adaptive or any(rule in settings.stop_when for rule in RANKING_RULES)
+    ranking = current_ranking(study, cells) if wants_ranking else None
+    if ranking is not None:
+        # The clusters now and the rating since which they have been these (a few bytes, whatever
+        # K), and how many adjacent pairs the ranking's test separates now.
+        clusters = ranking_clusters(ranking)
         state = record.clusters or {}
         if state.get("clusters") != clusters:
             state = {"clusters": clusters, "since": cells.ratings}
-        record.clusters = {**state, "ratings": cells.ratings}
+        separated, adjacent = adjacent_separation(ranking)
+        record.clusters = {**state, "ratings": cells.ratings, "separated": separated, "adjacent": adjacent}
         record.save(update_fields=["clusters"])
     due = stop_due(study, cells, record)
     if due is not None:
@@ -250,6 +271,13 @@ def allocation_status(study):
             else None
         ),
         "clusters": record.clusters.get("clusters") if record and record.clusters else None,
+        "separated": (
+            (record.clusters["separated"], record.clusters["adjacent"])
+            if record and record.clusters and "adjacent" in record.clusters
+            else None
+        ),
+        "alpha": _ranking_settings(study)["alpha"],
+        "test": _ranking_settings(study)["test"],
         "stopped_rule": record.stopped_rule if record else "",
         "stopped_at": record.stopped_at if record else None,
         "stopped_note": record.stopped_note if record else "",

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.signals import study_stopped
-from reports.metrics.allocation import next_pair, order_doubt
+from reports.metrics.allocation import doubt_from_sums, next_pair, pair_sums
 from reports.metrics.ranking import adjacent_separation, rank_systems
 from studies import protocols
 from studies.allocation import BUDGET, RANKING_RULES, SEPARATED, SETTLED, UNCHANGED, allocation_settings
@@ -49,15 +49,20 @@ class Cells:
         return self.scored | self.held
 
 
+def cell_item(pk, input_id):
+    """A document's item (row of the grid): its input_id; a document without one is an item alone."""
+    return input_id or f"#{pk}"
+
+
 def study_cells(study):
     documents = list(
         study.documents.filter(kind=Document.Kind.MAIN).with_text().values_list("id", "input_id", "system")
     )
     systems = sorted({system for _id, _item, system in documents})
-    items = sorted({item or f"#{pk}" for pk, item, _system in documents})
+    items = sorted({cell_item(pk, item) for pk, item, _system in documents})
     column = {system: n for n, system in enumerate(systems)}
     row = {item: n for n, item in enumerate(items)}
-    cell_of = {pk: (row[item or f"#{pk}"], column[system]) for pk, item, system in documents}
+    cell_of = {pk: (row[cell_item(pk, item)], column[system]) for pk, item, system in documents}
     shape = (len(items), len(systems))
     planned, scored, held = np.zeros(shape, bool), np.zeros(shape, bool), np.zeros(shape, bool)
     scores = np.full(shape, np.nan)
@@ -87,23 +92,26 @@ def study_cells(study):
     return Cells(systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system)
 
 
+def cells_sums(cells):
+    """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums."""
+    sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
+    return {"systems": cells.systems, **{key: value.tolist() for key, value in sums.items()}}
+
+
 def _doubt(cells):
-    return order_doubt(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
+    return doubt_from_sums(cells_sums(cells))
 
 
-def most_doubtful_pairs(cells, settled):
+def doubtful_pairs(doubt, settled):
     """Pairs of system columns whose doubt is above `settled`, most in doubt first (ties by name)."""
-    doubt = _doubt(cells)
+    count = len(doubt)
     pairs = [
-        (float(doubt[a, b]), a, b)
-        for a in range(len(cells.systems))
-        for b in range(a + 1, len(cells.systems))
-        if doubt[a, b] > settled
+        (float(doubt[a, b]), a, b) for a in range(count) for b in range(a + 1, count) if doubt[a, b] > settled
     ]
     return [(a, b, value) for value, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))]
 
 
-def choose_document(study, free, active):
+def choose_document(study, free, active, layout):
     """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
     policy gives next, or None to keep the fill order (the ranking is settled, or none of the
     doubtful pairs has a document this worker may take).
@@ -111,20 +119,27 @@ def choose_document(study, free, active):
     For the pair most in doubt that has a free document: a cell already under way (a design
     with several annotators per document fills its cells first), then a cell whose item the
     pair's other system was already rated on or is held on (a paired comparison), then any.
-    `active` counts each document's annotators (open or submitted).
+    `active` counts each document's annotators (open or submitted); `layout` maps every main
+    document to its (item, system). The ratings enter through the pair sums the latest submit
+    stored (AllocationRecord.sums): a join reads a few systems-by-systems matrices, not the
+    study's scores; before any submit has stored them, the grid is read once, as a submit does.
     """
     settings = allocation_settings(study)
-    cells = study_cells(study)
+    systems = sorted({system for _item, system in layout.values()})
+    sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
+    if not sums or sums.get("systems") != systems:
+        sums = cells_sums(study_cells(study))
+    column = {system: n for n, system in enumerate(systems)}
+    document_of = {cell: pk for pk, cell in layout.items()}
     place = {pk: n for n, pk in enumerate(free)}
-    bought = cells.bought
-    for a, b, _doubt in most_doubtful_pairs(cells, settings.settled):
-        candidates = [pk for pk in free if pk in cells.cell_of and cells.cell_of[pk][1] in (a, b)]
+    for a, b, _doubt in doubtful_pairs(doubt_from_sums(sums), settings.settled):
+        candidates = [pk for pk in free if pk in layout and column[layout[pk][1]] in (a, b)]
         if candidates:
 
             def preference(pk, a=a, b=b):
-                row, column = cells.cell_of[pk]
-                other = b if column == a else a
-                return (0 if active[pk] else 1 if bought[row, other] else 2, place[pk])
+                item, system = layout[pk]
+                partner = document_of.get((item, systems[b] if column[system] == a else systems[a]))
+                return (0 if active[pk] else 1 if partner is not None and active[partner] else 2, place[pk])
 
             return min(candidates, key=preference)
     return None
@@ -212,6 +227,10 @@ def allocation_after_submit(*, study):
         return None
     cells = study_cells(study)
     record = _record(study)
+    if settings.adaptive:
+        # What the next joins need of the ratings, from the grid this submit reads anyway.
+        record.sums = cells_sums(cells)
+        record.save(update_fields=["sums"])
     wants_ranking = settings.adaptive or any(rule in settings.stop_when for rule in RANKING_RULES)
     ranking = current_ranking(study, cells) if wants_ranking else None
     if ranking is not None:

@@ -5,6 +5,8 @@ import contextlib
 from collections import Counter
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotations.models import AllocationRecord, Assignment
@@ -103,6 +105,16 @@ def test_the_close_pair_gets_the_next_documents_paired_on_shared_items():
     by_item = Counter(a.document.input_id for a in given)
     assert set(by_item.values()) == {2}
 
+
+def test_a_join_reads_the_pair_sums_the_latest_submit_stored_not_the_studys_scores():
+    study = da_study()
+    warm_up(study, 3)
+    sums = AllocationRecord.objects.get(study=study).sums
+    assert sums["systems"] == ["sysA", "sysB", "sysC"] and sums["shared"][1][2] == 3
+    with CaptureQueriesContext(connection) as queries:
+        given = assignment_join(study=study, platform="prolific", external_id="w0")
+    assert given.document.system in ("sysB", "sysC")  # the close pair, as from the grid
+    assert not [q for q in queries.captured_queries if SegmentScore._meta.db_table in q["sql"]]
 
 def test_uniform_is_todays_fill_order():
     study = da_study(allocation={"policy": "uniform"})

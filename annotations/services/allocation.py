@@ -93,9 +93,10 @@ def study_cells(study):
 
 
 def cells_sums(cells):
-    """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums."""
+    """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums,
+    with the systems and the number of ratings they were computed from."""
     sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
-    return {"systems": cells.systems, **{key: value.tolist() for key, value in sums.items()}}
+    return {"systems": cells.systems, "ratings": cells.ratings, **{k: v.tolist() for k, v in sums.items()}}
 
 
 def _doubt(cells):
@@ -111,7 +112,7 @@ def doubtful_pairs(doubt, settled):
     return [(a, b, value) for value, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))]
 
 
-def choose_document(study, free, active, layout):
+def choose_document(study, free, active, layout, ratings):
     """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
     policy gives next, or None to keep the fill order (the ranking is settled, or none of the
     doubtful pairs has a document this worker may take).
@@ -120,14 +121,16 @@ def choose_document(study, free, active, layout):
     with several annotators per document fills its cells first), then a cell whose item the
     pair's other system was already rated on or is held on (a paired comparison), then any.
     `active` counts each document's annotators (open or submitted); `layout` maps every main
-    document to its (item, system). The ratings enter through the pair sums the latest submit
-    stored (AllocationRecord.sums): a join reads a few systems-by-systems matrices, not the
-    study's scores; before any submit has stored them, the grid is read once, as a submit does.
+    document to its (item, system); `ratings` counts the submitted main assignments. The ratings
+    enter through the pair sums the latest submit stored (AllocationRecord.sums): a join reads a
+    few systems-by-systems matrices, not the study's scores. Sums stored after another number
+    of ratings (none stored yet, ratings imported in bulk, submits while the study was uniform)
+    are not used: the grid is read, as a submit does.
     """
     settings = allocation_settings(study)
     systems = sorted({system for _item, system in layout.values()})
     sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
-    if not sums or sums.get("systems") != systems:
+    if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
         sums = cells_sums(study_cells(study))
     column = {system: n for n, system in enumerate(systems)}
     document_of = {cell: pk for pk, cell in layout.items()}

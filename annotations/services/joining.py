@@ -198,12 +198,13 @@ def _next_main_document(study, had, design=None, arm=""):
     holders = (
         Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
         .exclude(status=Assignment.Status.RELEASED)
-        .values_list("document_id", "arm")
+        .values_list("document_id", "arm", "status")
     )
-    active, in_arm = Counter(), Counter()
-    for document_id, held_arm in holders:
+    active, in_arm, ratings = Counter(), Counter(), 0
+    for document_id, held_arm, status in holders:
         active[document_id] += 1
         in_arm[document_id] += held_arm == arm
+        ratings += status == Assignment.Status.SUBMITTED
     quota = arm_quota(design, arm, study.annotators_per_document) if design is not None else None
     candidates = study.documents.filter(kind=Document.Kind.MAIN).with_text().order_by("position", "id")
     layout = {
@@ -221,7 +222,7 @@ def _next_main_document(study, had, design=None, arm=""):
         raise JoinRefused("full", "There is no document left for you in this study. Thank you!")
     if (
         allocation_settings(study).adaptive
-        and (chosen := choose_document(study, free, active, layout)) is not None
+        and (chosen := choose_document(study, free, active, layout, ratings)) is not None
     ):
         return chosen
     # Fill the documents with the fewest annotators first, in bundle order.

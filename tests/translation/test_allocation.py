@@ -116,6 +116,28 @@ def test_a_join_reads_the_pair_sums_the_latest_submit_stored_not_the_studys_scor
     assert given.document.system in ("sysB", "sysC")  # the close pair, as from the grid
     assert not [q for q in queries.captured_queries if SegmentScore._meta.db_table in q["sql"]]
 
+
+def test_sums_stored_before_other_ratings_arrived_are_not_trusted():
+    study = da_study()
+    warm_up(study, 3)
+    # Two more items rated without the submit path (an import, or while the study was uniform):
+    # the stored sums know nine ratings, the study has fifteen.
+    study.config = {"allocation": {"policy": "uniform"}}
+    study.save(update_fields=["config"])
+    for document in Document.objects.filter(study=study, input_id__in=["src-3", "src-4"]):
+        rate(
+            Assignment.objects.create(
+                study=study, document=document, worker=_worker(f"u{document.pk}"), joined=True
+            )
+        )
+    study.config = {"allocation": {"policy": "uncertain"}}
+    study.save(update_fields=["config"])
+    assert AllocationRecord.objects.get(study=study).sums["ratings"] == 9
+    with CaptureQueriesContext(connection) as queries:
+        assignment_join(study=study, platform="prolific", external_id="w0")
+    assert [q for q in queries.captured_queries if SegmentScore._meta.db_table in q["sql"]]
+
+
 def test_uniform_is_todays_fill_order():
     study = da_study(allocation={"policy": "uniform"})
     warm_up(study, 3)

@@ -135,7 +135,8 @@ OPEN_STATUSES = (Assignment.Status.ASSIGNED, Assignment.Status.IN_PROGRESS)
 class AllocationRecord(models.Model):
     """A study's allocation state (config.allocation, annotations/services/allocation.py): the
     ranking's clusters after the latest rating and since when they have been these, for the
-    `unchanged` stopping rule, and the rule that stopped the study, when one did."""
+    `unchanged` stopping rule, the pairs' sums the join reads, and the rule that stopped the
+    study, when one did."""
 
     study = models.OneToOneField("studies.Study", on_delete=models.CASCADE, related_name="allocation_record")
     clusters = models.JSONField(
@@ -143,7 +144,14 @@ class AllocationRecord(models.Model):
         help_text="{clusters: [[system, ...], best first], since: the rating they were first seen at, "
         "ratings: the latest rating}.",
     )  # fmt: skip
-    stopped_rule = models.CharField(max_length=16, blank=True, help_text="settled, unchanged or budget.")
+    sums = models.JSONField(
+        default=dict, blank=True,
+        help_text="{systems, and reports.metrics.allocation.pair_sums of the scored cells as lists}, "
+        "as of the latest rating: what a join needs of the ratings, instead of the study's grid.",
+    )  # fmt: skip
+    stopped_rule = models.CharField(
+        max_length=16, blank=True, help_text="settled, unchanged, separated or budget."
+    )
     stopped_at = models.DateTimeField(null=True, blank=True)
     stopped_note = models.CharField(max_length=300, blank=True, help_text="Why it stopped, in words.")
 

@@ -5,6 +5,10 @@ full-data ranking (reports/metrics/allocation.py), on public ratings.
   every segment; a cell's score is the segment's MQM score (lower is better).
 - WMT21 news cs-en DA (data/wmt21-da-csen): 9 systems rated on different segments (a
   segment's z-score, averaged over its raters); higher is better.
+- HANNA story generation Likert (data/hanna-stories): 11 systems (10 generators and the human
+  story) each telling one story per prompt for the same 96 prompts, every story rated by three
+  crowd raters on six 1-5 Likert criteria; a cell's score is the mean over its raters of the
+  criterion (`--hanna-criterion`, default `overall`: the mean of the six); higher is better.
 
 For each data set and policy, over SEEDS seeds, each budget fraction's mean Kendall tau
 against the full-data means and the share of seeds whose significance clusters (paired
@@ -17,7 +21,8 @@ the pair in the wrong order: about Phi(-z sqrt(f / (1 - f))). The sum over pairs
 number of discordant pairs, and tau = 1 - 2 D / pairs. The script prints it at each fraction for
 uniform allocation, which the replay's uniform row should match.
 
-    .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000]
+    .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000] [--data ted da hanna]
+        [--hanna-criterion overall|Relevance|Coherence|Empathy|Surprise|Engagement|Complexity]
 """
 
 import argparse
@@ -54,6 +59,29 @@ def wmt21_da():
     for system, segment, _raw, z, _n in rows:
         by_system.setdefault(system, {})[segment] = float(z)
     return by_system, True
+
+
+HANNA_CRITERIA = ("Relevance", "Coherence", "Empathy", "Surprise", "Engagement", "Complexity")
+
+
+def hanna_likert(criterion="overall"):
+    """{system: {prompt: score}}: a story's mean over its three raters of one criterion, or of the
+    mean of the six (`overall`)."""
+    with gzip.open(ROOT / "data" / "hanna-stories" / "hanna_human_ratings.tsv.gz", "rt") as lines:
+        header, *rows = [line.rstrip("\n").split("\t") for line in lines]
+    columns = [header.index(name) for name in (HANNA_CRITERIA if criterion == "overall" else (criterion,))]
+    cells = {}
+    for row in rows:
+        score = sum(int(row[column]) for column in columns) / len(columns)
+        cells.setdefault(row[0], {}).setdefault(int(row[2]), []).append(score)
+    return {s: {prompt: sum(v) / len(v) for prompt, v in items.items()} for s, items in cells.items()}, True
+
+
+DATA = {
+    "ted": ("WMT21 TED en-de MQM", ted_mqm),
+    "da": ("WMT21 news cs-en DA", wmt21_da),
+    "hanna": ("HANNA stories, Likert 1-5", hanna_likert),
+}
 
 
 def pair_z(by_system):
@@ -97,9 +125,16 @@ def main():
     )
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--data", nargs="+", choices=tuple(DATA), default=list(DATA))
+    parser.add_argument("--hanna-criterion", choices=("overall", *HANNA_CRITERIA), default="overall")
     args = parser.parse_args()
-    for name, load in (("WMT21 TED en-de MQM", ted_mqm), ("WMT21 news cs-en DA", wmt21_da)):
-        by_system, higher = load()
+    for key in args.data:
+        name, load = DATA[key]
+        if key == "hanna":
+            name = f"{name} ({args.hanna_criterion})"
+            by_system, higher = load(args.hanna_criterion)
+        else:
+            by_system, higher = load()
         cells = sum(len(items) for items in by_system.values())
         print(
             f"\n{name}: {len(by_system)} systems, {cells:,} cells, {args.seeds} seeds, R = {args.resamples}"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATABASE = Path("/tmp/falte_bench_allocation.sqlite3")
+DATABASE = Path(os.environ.get("BENCH_SQLITE", "/tmp/falte_bench_allocation.sqlite3"))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
 os.environ.setdefault("DATABASE_URL", f"sqlite:///{DATABASE}")
 
@@ -70,19 +70,24 @@ def make_study(slug, systems, items, allocation):
 
 
 def join_and_submit(study, name):
+    """(CPU seconds of the join, CPU seconds of the submit) of one worker."""
     from django.db import transaction
 
     from annotations.models import Assignment
     from annotations.services import assignment_join, assignment_submit
     from protocols.translation.models import SegmentScore
 
+    started = cpu()
     assignment = assignment_join(study=study, platform="prolific", external_id=name)
+    joined = cpu()
     with transaction.atomic():
         for segment in assignment.document.segments.all():
             SegmentScore.objects.create(assignment=assignment, segment=segment, score=60)
         Assignment.objects.filter(pk=assignment.pk).update(current_segment=2, status="in_progress")
     assignment.refresh_from_db()
+    rated = cpu()
     assignment_submit(token=assignment.token)
+    return joined - started, cpu() - rated
 
 
 def cpu():
@@ -91,10 +96,12 @@ def cpu():
 
 
 def measure(study, joins):
-    wall, started_cpu = time.perf_counter(), cpu()
+    wall, started_cpu, join_cpu, submit_cpu = time.perf_counter(), cpu(), 0.0, 0.0
     for n in range(joins):
-        join_and_submit(study, f"{study.slug}-w{n}")
-    return (time.perf_counter() - wall) / joins * 1000, (cpu() - started_cpu) / joins * 1000
+        join, submit = join_and_submit(study, f"{study.slug}-w{n}")
+        join_cpu, submit_cpu = join_cpu + join, submit_cpu + submit
+    per = 1000 / joins
+    return (time.perf_counter() - wall) * per, (cpu() - started_cpu) * per, join_cpu * per, submit_cpu * per
 
 
 def main():
@@ -110,15 +117,16 @@ def main():
     }
     print(f"SQLite file database, in-process; {args.systems} systems; a quarter of the cells rated; "
           f"{args.joins} joins, each with its submit")  # fmt: skip
-    print("| items | cells | policy | wall ms / join+submit | CPU ms / join+submit | peak RSS MB | load |")
-    print("|---|---|---|---|---|---|---|")
+    print("| items | cells | policy | wall ms / join+submit | CPU ms / join+submit | CPU ms / join | CPU ms / submit "
+          "| peak RSS MB | load |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for items in args.items:
         for name, allocation in policies.items():
             study = make_study(f"bench-{name}-{items}", args.systems, items, allocation)
-            wall, used = measure(study, args.joins)
+            wall, used, join, submit = measure(study, args.joins)
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-            print(f"| {items} | {items * args.systems} | {name} | {wall:.1f} | {used:.1f} | {rss:.0f} | "
-                  f"{os.getloadavg()[0]:.1f} |")  # fmt: skip
+            print(f"| {items} | {items * args.systems} | {name} | {wall:.1f} | {used:.1f} | {join:.1f} | {submit:.1f} "
+                  f"| {rss:.0f} | {os.getloadavg()[0]:.1f} |")  # fmt: skip
 
 
 if __name__ == "__main__":

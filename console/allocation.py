@@ -18,6 +18,7 @@ from studies.models import Study
 RULE_LABELS = {
     "settled": "every pair of systems is settled",
     "unchanged": "the clusters have not changed over the last K ratings",
+    "separated": "every adjacent pair of the ranking is significantly different (the study's ranking test)",
     "budget": "the budget of ratings is spent",
 }
 POLICY_LABELS = {

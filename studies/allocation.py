@@ -6,8 +6,9 @@ and when the study stops by itself (docs/adaptive-allocation.md).
   least certain given the ratings so far: annotations/services/allocation.py).
 - `settled`: a pair whose order is in doubt with at most this probability is settled (0.01).
 - `stop_when`: the rules that close the study: `settled` (every pair settled), `unchanged` (the
-  ranking's clusters the same over the last `unchanged_for` ratings), `budget` (`budget`
-  ratings submitted).
+  ranking's clusters the same over the last `unchanged_for` ratings), `separated` (every
+  adjacent pair of the ranking significantly different by the study's `ranking` test and
+  alpha), `budget` (`budget` ratings submitted).
 
 A protocol whose documents have one score each (a system's output of an item: DA, ESA) lists
 `allocation` among its config options and gives Protocol.allocation_scores; the check and the
@@ -20,8 +21,10 @@ from studies.config import ConfigProblem, number, unknown, whole
 
 UNIFORM, UNCERTAIN = "uniform", "uncertain"
 POLICIES = (UNIFORM, UNCERTAIN)
-SETTLED, UNCHANGED, BUDGET = "settled", "unchanged", "budget"
-STOP_RULES = (SETTLED, UNCHANGED, BUDGET)
+SETTLED, UNCHANGED, SEPARATED, BUDGET = "settled", "unchanged", "separated", "budget"
+STOP_RULES = (SETTLED, UNCHANGED, SEPARATED, BUDGET)
+# The rules that need the ranking's significance tests after each rating.
+RANKING_RULES = (UNCHANGED, SEPARATED)
 DEFAULT_SETTLED = 0.01
 DEFAULT_UNCHANGED_FOR = 20
 KEYS = ("policy", "settled", "stop_when", "unchanged_for", "budget")

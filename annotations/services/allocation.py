@@ -20,10 +20,10 @@ from django.utils import timezone
 
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.signals import study_stopped
-from reports.metrics.allocation import next_pair, order_doubt
-from reports.metrics.ranking import rank_systems
+from reports.metrics.allocation import doubt_from_sums, next_pair, pair_sums
+from reports.metrics.ranking import adjacent_separation, rank_systems
 from studies import protocols
-from studies.allocation import BUDGET, SETTLED, UNCHANGED, allocation_settings
+from studies.allocation import BUDGET, RANKING_RULES, SEPARATED, SETTLED, UNCHANGED, allocation_settings
 from studies.models import Document, Study
 
 RANKING_DEFAULTS = {"test": "permutation", "resamples": 1000, "alpha": 0.05}
@@ -49,15 +49,20 @@ class Cells:
         return self.scored | self.held
 
 
+def cell_item(pk, input_id):
+    """A document's item (row of the grid): its input_id; a document without one is an item alone."""
+    return input_id or f"#{pk}"
+
+
 def study_cells(study):
     documents = list(
         study.documents.filter(kind=Document.Kind.MAIN).with_text().values_list("id", "input_id", "system")
     )
     systems = sorted({system for _id, _item, system in documents})
-    items = sorted({item or f"#{pk}" for pk, item, _system in documents})
+    items = sorted({cell_item(pk, item) for pk, item, _system in documents})
     column = {system: n for n, system in enumerate(systems)}
     row = {item: n for n, item in enumerate(items)}
-    cell_of = {pk: (row[item or f"#{pk}"], column[system]) for pk, item, system in documents}
+    cell_of = {pk: (row[cell_item(pk, item)], column[system]) for pk, item, system in documents}
     shape = (len(items), len(systems))
     planned, scored, held = np.zeros(shape, bool), np.zeros(shape, bool), np.zeros(shape, bool)
     scores = np.full(shape, np.nan)
@@ -87,23 +92,27 @@ def study_cells(study):
     return Cells(systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system)
 
 
+def cells_sums(cells):
+    """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums,
+    with the systems and the number of ratings they were computed from."""
+    sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
+    return {"systems": cells.systems, "ratings": cells.ratings, **{k: v.tolist() for k, v in sums.items()}}
+
+
 def _doubt(cells):
-    return order_doubt(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
+    return doubt_from_sums(cells_sums(cells))
 
 
-def most_doubtful_pairs(cells, settled):
+def doubtful_pairs(doubt, settled):
     """Pairs of system columns whose doubt is above `settled`, most in doubt first (ties by name)."""
-    doubt = _doubt(cells)
+    count = len(doubt)
     pairs = [
-        (float(doubt[a, b]), a, b)
-        for a in range(len(cells.systems))
-        for b in range(a + 1, len(cells.systems))
-        if doubt[a, b] > settled
+        (float(doubt[a, b]), a, b) for a in range(count) for b in range(a + 1, count) if doubt[a, b] > settled
     ]
     return [(a, b, value) for value, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))]
 
 
-def choose_document(study, free, active):
+def choose_document(study, free, active, layout, ratings):
     """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
     policy gives next, or None to keep the fill order (the ranking is settled, or none of the
     doubtful pairs has a document this worker may take).
@@ -111,20 +120,29 @@ def choose_document(study, free, active):
     For the pair most in doubt that has a free document: a cell already under way (a design
     with several annotators per document fills its cells first), then a cell whose item the
     pair's other system was already rated on or is held on (a paired comparison), then any.
-    `active` counts each document's annotators (open or submitted).
+    `active` counts each document's annotators (open or submitted); `layout` maps every main
+    document to its (item, system); `ratings` counts the submitted main assignments. The ratings
+    enter through the pair sums the latest submit stored (AllocationRecord.sums): a join reads a
+    few systems-by-systems matrices, not the study's scores. Sums stored after another number
+    of ratings (none stored yet, ratings imported in bulk, submits while the study was uniform)
+    are not used: the grid is read, as a submit does.
     """
     settings = allocation_settings(study)
-    cells = study_cells(study)
+    systems = sorted({system for _item, system in layout.values()})
+    sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
+    if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
+        sums = cells_sums(study_cells(study))
+    column = {system: n for n, system in enumerate(systems)}
+    document_of = {cell: pk for pk, cell in layout.items()}
     place = {pk: n for n, pk in enumerate(free)}
-    bought = cells.bought
-    for a, b, _doubt in most_doubtful_pairs(cells, settings.settled):
-        candidates = [pk for pk in free if pk in cells.cell_of and cells.cell_of[pk][1] in (a, b)]
+    for a, b, _doubt in doubtful_pairs(doubt_from_sums(sums), settings.settled):
+        candidates = [pk for pk in free if pk in layout and column[layout[pk][1]] in (a, b)]
         if candidates:
 
             def preference(pk, a=a, b=b):
-                row, column = cells.cell_of[pk]
-                other = b if column == a else a
-                return (0 if active[pk] else 1 if bought[row, other] else 2, place[pk])
+                item, system = layout[pk]
+                partner = document_of.get((item, systems[b] if column[system] == a else systems[a]))
+                return (0 if active[pk] else 1 if partner is not None and active[partner] else 2, place[pk])
 
             return min(candidates, key=preference)
     return None
@@ -151,12 +169,16 @@ def _ranking_settings(study):
     return {**RANKING_DEFAULTS, **(value if isinstance(value, dict) else {})}
 
 
-def current_clusters(study, cells):
-    """The ranking's clusters, best first, as lists of systems; None until every system has two
-    scored items (before that a ranking says nothing)."""
+def current_ranking(study, cells):
+    """The ranking of the scored cells by the study's `ranking` test (rank_systems); None until
+    every system has two scored items (before that a ranking says nothing)."""
     if len(cells.systems) < 2 or any(len(cells.by_system.get(s, {})) < 2 for s in cells.systems):
         return None
-    ranking = rank_systems(cells.by_system, **_ranking_settings(study))
+    return rank_systems(cells.by_system, **_ranking_settings(study))
+
+
+def ranking_clusters(ranking):
+    """The ranking's clusters, best first, as sorted lists of systems."""
     groups = {}
     for row in ranking["systems"]:
         groups.setdefault(row["cluster"], []).append(row["system"])
@@ -178,10 +200,25 @@ def stop_due(study, cells, record):
                   np.random.default_rng(0), settled=settings.settled) is None
     ):  # fmt: skip
         return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
-    if UNCHANGED in settings.stop_when:
-        state = record.clusters or {}
-        if state.get("ratings") == cells.ratings and cells.ratings - state["since"] >= settings.unchanged_for:
-            return UNCHANGED, f"the clusters have not changed over the last {settings.unchanged_for} ratings"
+    state = record.clusters or {}
+    current = state.get("ratings") == cells.ratings  # noted after this very rating
+    if (
+        UNCHANGED in settings.stop_when
+        and current
+        and cells.ratings - state["since"] >= settings.unchanged_for
+    ):
+        return UNCHANGED, f"the clusters have not changed over the last {settings.unchanged_for} ratings"
+    if (
+        SEPARATED in settings.stop_when
+        and current
+        and state.get("adjacent")
+        and (state["separated"] == state["adjacent"])
+    ):
+        alpha = _ranking_settings(study)["alpha"]
+        return SEPARATED, (
+            f"every adjacent pair of the ranking is significantly different ({state['adjacent']} pairs, "
+            f"alpha {alpha:g})"
+        )
     return None
 
 
@@ -193,15 +230,21 @@ def allocation_after_submit(*, study):
         return None
     cells = study_cells(study)
     record = _record(study)
-    clusters = (
-        current_clusters(study, cells) if UNCHANGED in settings.stop_when or settings.adaptive else None
-    )
-    if clusters is not None:
-        # The clusters now and the rating since which they have been these: a few bytes, whatever K.
+    if settings.adaptive:
+        # What the next joins need of the ratings, from the grid this submit reads anyway.
+        record.sums = cells_sums(cells)
+        record.save(update_fields=["sums"])
+    wants_ranking = settings.adaptive or any(rule in settings.stop_when for rule in RANKING_RULES)
+    ranking = current_ranking(study, cells) if wants_ranking else None
+    if ranking is not None:
+        # The clusters now and the rating since which they have been these (a few bytes, whatever
+        # K), and how many adjacent pairs the ranking's test separates now.
+        clusters = ranking_clusters(ranking)
         state = record.clusters or {}
         if state.get("clusters") != clusters:
             state = {"clusters": clusters, "since": cells.ratings}
-        record.clusters = {**state, "ratings": cells.ratings}
+        separated, adjacent = adjacent_separation(ranking)
+        record.clusters = {**state, "ratings": cells.ratings, "separated": separated, "adjacent": adjacent}
         record.save(update_fields=["clusters"])
     due = stop_due(study, cells, record)
     if due is not None:
@@ -250,6 +293,13 @@ def allocation_status(study):
             else None
         ),
         "clusters": record.clusters.get("clusters") if record and record.clusters else None,
+        "separated": (
+            (record.clusters["separated"], record.clusters["adjacent"])
+            if record and record.clusters and "adjacent" in record.clusters
+            else None
+        ),
+        "alpha": _ranking_settings(study)["alpha"],
+        "test": _ranking_settings(study)["test"],
         "stopped_rule": record.stopped_rule if record else "",
         "stopped_at": record.stopped_at if record else None,
         "stopped_note": record.stopped_note if record else "",

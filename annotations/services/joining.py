@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
-from annotations.services.allocation import budget_refusal, choose_document
+from annotations.services.allocation import budget_refusal, cell_item, choose_document
 from annotations.services.arms import arm_quota, worker_arm
 from annotations.services.blocks import block_assignment_create, next_block
 from annotations.services.pools import join_refusal, worker_locked
@@ -198,24 +198,32 @@ def _next_main_document(study, had, design=None, arm=""):
     holders = (
         Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
         .exclude(status=Assignment.Status.RELEASED)
-        .values_list("document_id", "arm")
+        .values_list("document_id", "arm", "status")
     )
-    active, in_arm = Counter(), Counter()
-    for document_id, held_arm in holders:
+    active, in_arm, ratings = Counter(), Counter(), 0
+    for document_id, held_arm, status in holders:
         active[document_id] += 1
         in_arm[document_id] += held_arm == arm
+        ratings += status == Assignment.Status.SUBMITTED
     quota = arm_quota(design, arm, study.annotators_per_document) if design is not None else None
     candidates = study.documents.filter(kind=Document.Kind.MAIN).with_text().order_by("position", "id")
+    layout = {
+        pk: (cell_item(pk, item), system)
+        for pk, item, system in candidates.values_list("id", "input_id", "system")
+    }
     free = [
         document_id
-        for document_id in candidates.values_list("id", flat=True)
+        for document_id in layout
         if document_id not in had
         and active[document_id] < study.annotators_per_document
         and (quota is None or in_arm[document_id] < quota)
     ]
     if not free:
         raise JoinRefused("full", "There is no document left for you in this study. Thank you!")
-    if allocation_settings(study).adaptive and (chosen := choose_document(study, free, active)) is not None:
+    if (
+        allocation_settings(study).adaptive
+        and (chosen := choose_document(study, free, active, layout, ratings)) is not None
+    ):
         return chosen
     # Fill the documents with the fewest annotators first, in bundle order.
     return min(free, key=lambda pk: active[pk])

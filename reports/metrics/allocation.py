@@ -65,6 +65,31 @@ def _variance(count, total, squares):
         return np.maximum((squares - count * mean * mean) / np.maximum(count - 1, 1), 1e-12)
 
 
+SUM_KEYS = ("shared", "difference", "squares", "shared_planned", "count", "total", "total_squares",
+            "planned_count")  # fmt: skip
+
+
+def pair_sums(scores, bought, planned):
+    """The sums `order_doubt` needs, as arrays: per pair of system columns, the items both were
+    rated on (`shared`), the sum of the differences over them (`difference`, [a, b]: x_a - x_b)
+    and of their squares (`squares`), the items both are planned on (`shared_planned`); per
+    system, the items rated (`count`), the sum and sum of squares of their scores, the items
+    planned. A few systems-by-systems matrices, whatever the number of items: a live study
+    keeps them between ratings instead of its grid."""
+    b, p = bought.astype(float), planned.astype(float)
+    x = np.where(bought, scores, 0.0)
+    return {
+        "shared": b.T @ b,
+        "difference": x.T @ b - b.T @ x,
+        "squares": (x * x).T @ b + b.T @ (x * x) - 2 * (x.T @ x),
+        "shared_planned": p.T @ p,
+        "count": b.sum(0),
+        "total": x.sum(0),
+        "total_squares": (x * x).sum(0),
+        "planned_count": p.sum(0),
+    }
+
+
 def order_doubt(scores, bought, planned):
     """Systems x systems matrix: the probability that the pair's order from the bought cells is
     not the order of all planned cells (normal approximation, finite-population corrected).
@@ -72,20 +97,19 @@ def order_doubt(scores, bought, planned):
     `scores` holds the bought cells' scores (anything elsewhere); `bought` and `planned` are
     boolean matrices of the same shape, bought within planned.
     """
-    b, p = bought.astype(float), planned.astype(float)
-    x = np.where(bought, scores, 0.0)
-    # Over the items both systems were rated on: count, sum and sum of squares of differences.
-    shared = b.T @ b
-    difference = x.T @ b - b.T @ x  # [a, b]: sum over shared items of x_a - x_b
-    squares = (x * x).T @ b + b.T @ (x * x) - 2 * (x.T @ x)
-    shared_planned = p.T @ p
+    return doubt_from_sums(pair_sums(scores, bought, planned))
+
+
+def doubt_from_sums(sums):
+    """`order_doubt` from `pair_sums` (arrays or the lists a JSON copy of them holds)."""
+    shared, difference, squares, shared_planned, count, total, total_squares, planned_count = (
+        np.asarray(sums[key], dtype=float) for key in SUM_KEYS
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         paired_gap = np.abs(difference / shared)
         paired_spread = _variance(shared, difference, squares) / shared
         paired_spread *= np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1)
         # By the systems' own means, for pairs with (almost) no items in common.
-        count, planned_count = b.sum(0), p.sum(0)
-        total, total_squares = x.sum(0), (x * x).sum(0)
         mean = total / count
         own = _variance(count, total, total_squares) / count * np.clip(1 - count / planned_count, 0, 1)
         gap = np.where(shared > 1, paired_gap, np.abs(mean[:, None] - mean[None, :]))

@@ -272,6 +272,19 @@ def rank_systems(
     }
 
 
+def adjacent_separation(ranking):
+    """(separated, adjacent): how many of the ranking's adjacent pairs (rank k against rank k+1,
+    by the observed means) differ significantly by its own test and alpha, of how many there are.
+
+    Weaker than one cluster per system (WMT's clusters ask every system above a boundary to
+    beat every one below it); this is the stopping rule "every adjacent pair separated".
+    """
+    order = [row["system"] for row in ranking["systems"]]
+    significant = {(row["better"], row["worse"]) for row in ranking["pairs"] if row["significant"]}
+    adjacent = list(zip(order[:-1], order[1:], strict=True))
+    return sum(1 for pair in adjacent if pair in significant), len(adjacent)
+
+
 # Up to this many raters every split into halves is used; above, random ones.
 EXHAUSTIVE_RATERS = 12
 

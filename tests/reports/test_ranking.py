@@ -11,6 +11,7 @@ from reports.metrics.ranking import (
     PERMUTATION,
     WILCOXON,
     ScoreTable,
+    adjacent_separation,
     bootstrap_intervals,
     clusters,
     paired_differences,
@@ -217,3 +218,17 @@ def test_a_harsh_and_a_lenient_rater_who_agree_on_the_order_count_alike_after_z(
     z = z_normalised(rows)
     assert {round(score, 9) for system, _, _, score in z if system == "A"} == {-1.0}
     assert {round(score, 9) for system, _, _, score in z if system == "B"} == {1.0}
+
+
+def test_adjacent_pairs_are_counted_separated_by_the_rankings_own_tests():
+    # A far above B; B, C and D a tenth apart each: of the three adjacent pairs only A-B is separated.
+    rng = np.random.default_rng(3)
+    means = {"A": 10.0, "B": 5.0, "C": 4.9, "D": 4.8}
+    base = rng.normal(0, 1, 40)
+    by_system = {s: {i: mean + base[i] + rng.normal(0, 0.3) for i in range(40)} for s, mean in means.items()}
+    ranking = rank_systems(by_system, resamples=500)
+    assert [row["system"] for row in ranking["systems"]] == ["A", "B", "C", "D"]
+    assert adjacent_separation(ranking) == (1, 3)
+    apart = {s: {i: 3 * place + base[i] for i in range(40)} for place, s in enumerate("ABCD")}
+    assert adjacent_separation(rank_systems(apart, resamples=500)) == (3, 3)
+    assert adjacent_separation(rank_systems({"A": {0: 1.0}}, resamples=100)) == (0, 0)

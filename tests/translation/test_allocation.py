@@ -5,6 +5,8 @@ import contextlib
 from collections import Counter
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from annotations.models import AllocationRecord, Assignment
@@ -79,7 +81,7 @@ def test_the_allocation_option_is_checked_for_da_and_esa_only():
     ]
     assert "config.allocation.policy: must be one of uniform, uncertain" in problems
     assert "config.allocation.settled: must be a number from 0.0001 to 0.25" in problems
-    assert "config.allocation.stop_when: must be a list of settled, unchanged, budget" in problems
+    assert "config.allocation.stop_when: must be a list of settled, unchanged, separated, budget" in problems
     assert any("unknown option 'colour'" in p for p in problems)
     budgetless = config_problems({"allocation": {"stop_when": ["budget"]}}, protocol="da")
     assert [str(p) for p in budgetless] == [
@@ -102,6 +104,38 @@ def test_the_close_pair_gets_the_next_documents_paired_on_shared_items():
     # Held places count as bought: the second worker completes the pair the first one opened.
     by_item = Counter(a.document.input_id for a in given)
     assert set(by_item.values()) == {2}
+
+
+def test_a_join_reads_the_pair_sums_the_latest_submit_stored_not_the_studys_scores():
+    study = da_study()
+    warm_up(study, 3)
+    sums = AllocationRecord.objects.get(study=study).sums
+    assert sums["systems"] == ["sysA", "sysB", "sysC"] and sums["shared"][1][2] == 3
+    with CaptureQueriesContext(connection) as queries:
+        given = assignment_join(study=study, platform="prolific", external_id="w0")
+    assert given.document.system in ("sysB", "sysC")  # the close pair, as from the grid
+    assert not [q for q in queries.captured_queries if SegmentScore._meta.db_table in q["sql"]]
+
+
+def test_sums_stored_before_other_ratings_arrived_are_not_trusted():
+    study = da_study()
+    warm_up(study, 3)
+    # Two more items rated without the submit path (an import, or while the study was uniform):
+    # the stored sums know nine ratings, the study has fifteen.
+    study.config = {"allocation": {"policy": "uniform"}}
+    study.save(update_fields=["config"])
+    for document in Document.objects.filter(study=study, input_id__in=["src-3", "src-4"]):
+        rate(
+            Assignment.objects.create(
+                study=study, document=document, worker=_worker(f"u{document.pk}"), joined=True
+            )
+        )
+    study.config = {"allocation": {"policy": "uncertain"}}
+    study.save(update_fields=["config"])
+    assert AllocationRecord.objects.get(study=study).sums["ratings"] == 9
+    with CaptureQueriesContext(connection) as queries:
+        assignment_join(study=study, platform="prolific", external_id="w0")
+    assert [q for q in queries.captured_queries if SegmentScore._meta.db_table in q["sql"]]
 
 
 def test_uniform_is_todays_fill_order():
@@ -174,6 +208,60 @@ def test_unchanged_stops_when_the_clusters_hold_for_k_ratings():
     state = record.clusters
     assert state["ratings"] - state["since"] == 3 and state["ratings"] == allocation_status(study)["ratings"]
     assert allocation_status(study)["clusters"] == state["clusters"]
+
+
+def join_and_rate_as(study, quality, workers=60):
+    """Join and rate until the join link refuses, each system scored at `quality` plus the noise
+    of rate(); returns the refusal."""
+    for n in range(workers):
+        try:
+            assignment = assignment_join(study=study, platform="prolific", external_id=f"w{n}")
+        except JoinRefused as refused:
+            return refused
+        document = assignment.document
+        item = int(document.input_id.split("-")[1])
+        rate(assignment, quality[document.system] + (item * 5 + NOISE_OFFSET[document.system]) % 11 - 5)
+    raise AssertionError("the join link never refused")
+
+
+def test_separated_stops_when_every_adjacent_pair_differs_at_the_studys_alpha():
+    study = da_study(items=12, allocation={"policy": "uncertain", "stop_when": ["separated"]})
+    refused = join_and_rate_as(study, {"sysA": 90.0, "sysB": 50.0, "sysC": 10.0})
+    study.refresh_from_db()
+    record = AllocationRecord.objects.get(study=study)
+    assert refused.reason == "closed" and study.status == Study.Status.CLOSED
+    assert record.stopped_rule == "separated"
+    assert (
+        "every adjacent pair of the ranking is significantly different (2 pairs, alpha 0.05)"
+        in record.stopped_note
+    )
+    status = allocation_status(study)
+    assert status["separated"] == (2, 2)
+    # Paired randomisation needs six items of one sign for p < 0.05: it stopped after that, not at the plan.
+    assert 12 <= status["ratings"] < status["planned"] == 36
+
+
+def test_separated_does_not_stop_while_a_pair_is_tied():
+    study = da_study(items=12, allocation={"policy": "uncertain", "stop_when": ["separated"]})
+    refused = join_and_rate_as(study, {"sysA": 90.0, "sysB": 50.0, "sysC": 50.0})
+    study.refresh_from_db()
+    assert refused.reason != "closed" and study.status == Study.Status.OPEN
+    assert not AllocationRecord.objects.get(study=study).stopped_rule
+    status = allocation_status(study)
+    assert status["separated"] == (1, 2) and status["ratings"] == status["planned"] == 36
+
+
+def test_a_stricter_alpha_needs_more_ratings_to_separate():
+    quality = {"sysA": 90.0, "sysB": 50.0, "sysC": 10.0}
+    spent = {}
+    for alpha in (0.05, 0.005):
+        study = da_study(items=12, allocation={"policy": "uncertain", "stop_when": ["separated"]})
+        study.config = {**study.config, "ranking": {"alpha": alpha}}
+        study.save(update_fields=["config"])
+        join_and_rate_as(study, quality)
+        assert AllocationRecord.objects.get(study=study).stopped_rule == "separated"
+        spent[alpha] = allocation_status(study)["ratings"]
+    assert spent[0.005] > spent[0.05]
 
 
 def test_a_study_without_the_option_keeps_no_allocation_state():

@@ -5,6 +5,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import StudyMembership
+from annotations.models import AllocationRecord
 from studies.models import Study
 from tests.translation.studies import make_translation_study
 
@@ -57,3 +58,19 @@ def test_an_analyst_may_not_change_the_allocation_and_mqm_has_none(researcher, o
     StudyMembership.objects.create(study=mqm, user=researcher, role="researcher")
     page = logged_in(researcher).get(reverse("console:study", args=[mqm.pk]) + "?tab=design").content.decode()
     assert "save-allocation" not in page
+
+
+def test_the_run_tab_shows_how_many_adjacent_pairs_are_separated(researcher):
+    study = make_translation_study("da", systems=("sysA", "sysB"), documents=2, status=Study.Status.OPEN)
+    StudyMembership.objects.create(study=study, user=researcher, role="researcher")
+    client = logged_in(researcher)
+    form = {"policy": "uniform", "settled": "0.01", "stop_when": ["separated"], "unchanged_for": "20"}
+    assert client.post(reverse("console:allocation", args=[study.pk]), form).status_code == 302
+    study.refresh_from_db()
+    assert study.config["allocation"]["stop_when"] == ["separated"]
+    run = client.get(reverse("console:study", args=[study.pk]) + "?tab=run").content.decode()
+    assert "Adjacent pairs separated" in run and "not yet: every system needs two rated items" in run
+    AllocationRecord.objects.create(study=study, clusters={"clusters": [["sysA"], ["sysB"]], "since": 4,
+                                                           "ratings": 4, "separated": 1, "adjacent": 1})  # fmt: skip
+    run = client.get(reverse("console:study", args=[study.pk]) + "?tab=run").content.decode()
+    assert "1 of 1 adjacent pairs separated (permutation test, alpha 0.05)" in run

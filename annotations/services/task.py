@@ -2,8 +2,8 @@
 
 A protocol's own writes (spans, ratings, answers, choices) are in its app and
 open the assignment with the one UPDATE of opening.py (find, check, lock and
-touch at once) and store their row with row_statements.py; locked_open and
-touch remain for writes of several rows (a decision on a suggestion).
+touch at once) and store their rows with row_statements.py, as the
+suggestion arm's decisions do.
 
 Every call locks the assignment row first, so a double click or two tabs
 cannot interleave writes, and every call is idempotent where a retry may
@@ -57,23 +57,6 @@ def closed_reason(assignment):
             "what you saved is kept, but it can no longer change."
         )
     return None
-
-
-def locked_open(assignment):
-    locked = Assignment.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.pk)
-    if (reason := closed_reason(locked)) is not None:
-        raise TaskClosed(reason)
-    return locked
-
-
-def touch(assignment, *fields):
-    now = timezone.now()
-    assignment.last_activity_at = now
-    if assignment.started_at is None:
-        assignment.started_at = now
-    if assignment.status == Assignment.Status.ASSIGNED:
-        assignment.status = Assignment.Status.IN_PROGRESS
-    assignment.save(update_fields=["last_activity_at", "started_at", "status", *fields])
 
 
 def furthest_segment(assignment):

@@ -19,6 +19,7 @@ a change) the same way: the set-up uses only what both have.
 """
 
 import argparse
+import http.client
 import json
 import secrets
 import signal
@@ -52,6 +53,27 @@ print(json.dumps({a.token: list(Suggestion.objects.filter(document_id=a.document
                                 .values_list("pk", "start", "end")) for a in assignments}))
 """
 
+# --reuse: the database of an earlier run, its decisions and annotations removed.
+READ_BACK = """
+import json
+from annotations.models import Assignment
+from protocols.span.models import ErrorAnnotation, Suggestion, SuggestionDecision
+SuggestionDecision.objects.all().delete()
+ErrorAnnotation.objects.all().delete()
+assignments = list(Assignment.objects.filter(study__slug="bench-saves"))
+print(json.dumps({a.token: list(Suggestion.objects.filter(document_id=a.document_id).order_by("position")
+                                .values_list("pk", "start", "end")) for a in assignments}))
+"""
+
+
+def warm_up(port, token):
+    """One request, not measured, that waits for the worker to have started (a loaded machine may
+    take longer than a measured request's timeout)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    connection.request("GET", f"/api/task/{token}/state/")
+    connection.getresponse().read()
+    connection.close()
+
 
 def peak_rss_mb(pid):
     """The peak RSS of gunicorn's worker (the master's child), from /proc, in MB."""
@@ -70,32 +92,29 @@ def main():
     parser.add_argument("--suggestions", type=int, default=5, choices=range(1, len(WORDS) + 1))
     parser.add_argument("--database-url", default="sqlite:////tmp/falte_bench_decisions.sqlite3")
     parser.add_argument("--checkout", type=Path, default=ROOT, help="the project checkout to serve")
+    parser.add_argument("--reuse", action="store_true", help="the database of an earlier run, set up already")
     args = parser.parse_args()
     checkout = args.checkout.resolve()
     commit = subprocess.run(["git", "-C", str(checkout), "log", "-1", "--format=%h %s"],
                             capture_output=True, text=True).stdout.strip()  # fmt: skip
     env = {name: value for name, value in bench_env(args.database_url).items()
            if name not in {"CACHE_URL", "CELERY_BROKER_URL"} and not name.startswith("API_THROTTLE_")}  # fmt: skip
-    fresh_database(args.database_url)
-    manage(env, "migrate", "-v", "0", checkout=checkout)
-    bundle = ROOT / "bench" / "out" / "decisions-bundle"
-    write_bundle(bundle, args.workers, 2)
-    manage(env, "import_study", str(bundle), capture=True, checkout=checkout)
-    names = ",".join(f"sim{n}" for n in range(args.workers))
-    manage(
-        env,
-        "assign",
-        "bench-saves",
-        "--workers",
-        names,
-        "--per-document",
-        "1",
-        capture=True,
-        checkout=checkout,
-    )
     words = WORDS[: args.suggestions]
-    code = f"WORDS = {words!r}\n{SET_UP}"
-    suggestions = json.loads(manage(env, "shell", "-v", "0", "-c", code, capture=True, checkout=checkout))
+    if args.reuse:
+        suggestions = json.loads(
+            manage(env, "shell", "-v", "0", "-c", READ_BACK, capture=True, checkout=checkout)
+        )
+    else:
+        fresh_database(args.database_url)
+        manage(env, "migrate", "-v", "0", checkout=checkout)
+        bundle = ROOT / "bench" / "out" / "decisions-bundle"
+        write_bundle(bundle, args.workers, 2)
+        manage(env, "import_study", str(bundle), capture=True, checkout=checkout)
+        names = ",".join(f"sim{n}" for n in range(args.workers))
+        manage(env, "assign", "bench-saves", "--workers", names, "--per-document", "1",
+               capture=True, checkout=checkout)  # fmt: skip
+        code = f"WORDS = {words!r}\n{SET_UP}"
+        suggestions = json.loads(manage(env, "shell", "-v", "0", "-c", code, capture=True, checkout=checkout))
 
     port = free_port()
     log = ROOT / "bench" / "out" / "suggestion_decisions-server.log"
@@ -103,6 +122,7 @@ def main():
     print(f"checkout {checkout} at {commit}\ngunicorn, 1 sync worker; "
           f"{'SQLite' if args.database_url.startswith('sqlite:') else 'PostgreSQL'}; "
           f"{args.workers} workers x {len(words)} suggestions; its output in {log}")  # fmt: skip
+    warm_up(port, next(iter(suggestions)))
     csrf = secrets.token_hex(16)
     headers = {"Cookie": f"csrftoken={csrf}", "X-CSRFToken": csrf, "Content-Type": "application/json"}
     answers = {

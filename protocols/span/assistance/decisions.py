@@ -171,10 +171,12 @@ def _opened(token, suggestion_id, names, extra=((), ())):
 
 
 def _stored_decision(assignment_id, suggestion_id):
-    """The decision standing on the suggestion, with its annotation as the view answers it."""
+    """The decision standing on the suggestion, with its annotation as the view answers it (one
+    row at most: by pk, not the model's ordering, which would join the assignment and suggestion)."""
     return (
         SuggestionDecision.objects.filter(assignment_id=assignment_id, suggestion_id=suggestion_id)
         .select_related("annotation__category", "annotation__segment", "annotation__paired_segment")
+        .order_by("pk")
         .first()
     )
 

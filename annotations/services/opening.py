@@ -7,7 +7,7 @@ date), that records the activity as `task.touch` does and RETURNS the columns
 the write's checks need, with the study's protocol and config, and any scalar
 subqueries the write adds (a category, a segment, a document of the block).
 The UPDATE locks the row until COMMIT, so a double click, two tabs or a
-concurrent submit wait for each other, exactly as `locked_open` did, but
+concurrent submit wait for each other, as a SELECT ... FOR UPDATE would, but
 without the token lookup, the SELECT ... FOR UPDATE and the closing UPDATE of
 `touch`: a one-row write is BEGIN, this UPDATE, its INSERT/UPSERT/DELETE,
 COMMIT.

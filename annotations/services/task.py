@@ -2,8 +2,8 @@
 
 A protocol's own writes (spans, ratings, answers, choices) are in its app and
 open the assignment with the one UPDATE of opening.py (find, check, lock and
-touch at once) and store their row with row_statements.py; locked_open and
-touch remain for writes of several rows (a decision on a suggestion).
+touch at once) and store their rows with row_statements.py, as the
+suggestion arm's decisions do.
 
 Every call locks the assignment row first, so a double click or two tabs
 cannot interleave writes, and every call is idempotent where a retry may
@@ -57,23 +57,6 @@ def closed_reason(assignment):
             "what you saved is kept, but it can no longer change."
         )
     return None
-
-
-def locked_open(assignment):
-    locked = Assignment.objects.select_for_update(of=("self",)).select_related("study").get(pk=assignment.pk)
-    if (reason := closed_reason(locked)) is not None:
-        raise TaskClosed(reason)
-    return locked
-
-
-def touch(assignment, *fields):
-    now = timezone.now()
-    assignment.last_activity_at = now
-    if assignment.started_at is None:
-        assignment.started_at = now
-    if assignment.status == Assignment.Status.ASSIGNED:
-        assignment.status = Assignment.Status.IN_PROGRESS
-    assignment.save(update_fields=["last_activity_at", "started_at", "status", *fields])
 
 
 def furthest_segment(assignment):
@@ -139,24 +122,51 @@ def new_completion_code():
     return b32encode(secrets.token_bytes(10)).decode()
 
 
-@transaction.atomic
+class _StudyLockFirst(Exception):  # noqa: N818 (a signal between the two tries, never an error)
+    """The assignment's study allocates adaptively or has stopping rules: lock the study first."""
+
+
 def assignment_submit(*, token):
     """Submit the assignment of `token` once all segments are done; submitting again changes nothing.
 
     In a qualification round the candidate's next document is created here, and
     every document of the round gets the same completion code (services.rounds).
 
-    BEGIN, one read of the study's allocation setting (_stopping_study), one
-    SELECT ... FOR UPDATE that finds the assignment by its token and
+    BEGIN, one SELECT ... FOR UPDATE that finds the assignment by its token and
     locks it, with its study, document and worker (what the checks, the
-    receivers and the completion data read), the protocol's check of what is
-    left (one COUNT on a span document), one UPDATE, COMMIT; scoring against
-    gold, a retest, a round's next document and an adaptive study's allocation
-    add what they write. A repeat sends BEGIN, the two SELECTs, COMMIT.
+    receivers and the completion data read, and the study's allocation
+    setting), the protocol's check of what is left (one COUNT on a span
+    document), one UPDATE, COMMIT; scoring against gold, a retest, a round's
+    next document and an adaptive study's allocation add what they write. A
+    repeat sends BEGIN, the SELECT, COMMIT.
+
+    A study that allocates adaptively or has stopping rules is locked before the
+    assignment, as a join locks the study before the assignments it releases, so
+    the two never wait on each other in opposite orders. Which study that is
+    shows only once the assignment is read; so when the first try finds such a
+    study it rolls back (releasing the assignment, having waited for nothing
+    while holding it) and submits again, study first (`_stopping_study`).
+    Every other submit is spared the read of the allocation setting.
     """
     if "\x00" in token:  # no token holds NUL, and PostgreSQL refuses to compare text with it
         raise TaskNotFound(token)
-    stopping = _stopping_study(token)
+    try:
+        with transaction.atomic():
+            return _submitted(token, stopping=None, study_first=False)
+    except _StudyLockFirst:
+        pass
+    with transaction.atomic():
+        return _submitted(token, stopping=_stopping_study(token), study_first=True)
+
+
+def _allocates(study):
+    settings = allocation_settings(study)
+    return settings.adaptive or settings.stops
+
+
+def _submitted(token, *, stopping, study_first):
+    """The submit, in the caller's transaction; `stopping` is the locked study when `study_first`
+    found it allocating, and without `study_first` such a study raises _StudyLockFirst."""
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("study", "document", "worker")
@@ -169,6 +179,8 @@ def assignment_submit(*, token):
         return locked
     if (reason := closed_reason(locked)) is not None:
         raise TaskClosed(reason)
+    if not study_first and _allocates(locked.study):
+        raise _StudyLockFirst
     missing = protocols.of(locked.study).missing(locked)
     if missing:
         raise TaskInputError(missing)
@@ -187,15 +199,12 @@ def assignment_submit(*, token):
 
 
 def _stopping_study(token):
-    """The study, locked, when it allocates adaptively or has stopping rules; else None. Locked
-    before the assignment, as a join locks the study before the assignments it releases, so the
-    two never wait on each other in opposite orders. Knowing that before the assignment's lock
-    costs every submit one read of the study's allocation setting."""
+    """The study, locked, when it allocates adaptively or has stopping rules; else None (its
+    setting read again: it may have changed since the first try)."""
     found = Study.objects.filter(assignments__token=token).values_list("pk", "config__allocation").first()
     if found is None:
         return None
     study_id, allocation = found
-    settings = allocation_settings(Study(pk=study_id, config={"allocation": allocation}))
-    if not (settings.adaptive or settings.stops):
+    if not _allocates(Study(pk=study_id, config={"allocation": allocation})):
         return None
     return Study.objects.select_for_update().get(pk=study_id)

@@ -54,7 +54,7 @@ def _span(raw, segments, reachable, label):
     return segments[index], raw["start"], raw["end"], text
 
 
-def _checked_annotation(opened, data, client_id):
+def checked_annotation(opened, data, client_id):
     """The ErrorAnnotation that `data` describes, checked against what the save opened (unsaved)."""
     category = opened.category
     if category is None:
@@ -124,7 +124,7 @@ def annotation_add(*, token, data):
         raise TaskInputError("'client_id' must be text of 1 to 64 characters")
     opened = _opened_or_refused(token, data)
     try:
-        annotation = _checked_annotation(opened, data, client_id)
+        annotation = checked_annotation(opened, data, client_id)
     except TaskInputError:
         stored = _stored(opened.assignment_id, client_id)
         if stored is None:

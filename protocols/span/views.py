@@ -39,18 +39,19 @@ def document_answers(request, token, body):
     return JsonResponse({"answers": saved.answers})
 
 
-@task_api("POST", "DELETE")
-def suggestion(request, assignment, body, suggestion_id=None):
+@task_api("POST", "DELETE", opens_by_token=True)
+def suggestion(request, token, body, suggestion_id=None):
     """POST: decide on a suggestion (suggestion arm only); DELETE: take the decision back.
 
-    The page builds the address from api.suggestions and the suggestion's id."""
+    The page builds the address from api.suggestions and the suggestion's id. Like the
+    save, both open the assignment in their own first statement (assistance/decisions.py)."""
     if suggestion_id is None:
         return error(404, "Name a suggestion: suggestions/<id>/.")
     if request.method == "DELETE":
-        suggestion_undo(assignment=assignment, suggestion_id=suggestion_id)
+        suggestion_undo(token=token, suggestion_id=suggestion_id)
         return JsonResponse({"suggestion": suggestion_id, "decision": None})
     try:
-        decision, created = suggestion_decide(assignment=assignment, suggestion_id=suggestion_id, data=body)
+        decision, created = suggestion_decide(token=token, suggestion_id=suggestion_id, data=body)
     except DecisionConflict as conflict:
         return error(409, str(conflict))
     data = {"suggestion": suggestion_id, "decision": decision_data(decision)}

@@ -80,7 +80,7 @@ def work(assignment, rng, truth):
                 correct = row.start in truth
                 take = rng.random() < (P_CORRECT if correct else P_INCORRECT)
                 taken = span(segment, row.start, row.end, f"{assignment.pk}-{row.pk}") if take else None
-                suggestion_decide(assignment=assignment, suggestion_id=row.pk,
+                suggestion_decide(token=assignment.token, suggestion_id=row.pk,
                                   data={"annotation": taken, "seconds": rng.uniform(1, 4)})  # fmt: skip
         else:  # the control arm finds every error and nothing else
             for position in ERRORS:

@@ -10,29 +10,12 @@ from protocols.span.assistance.sources import SuggestedSpan, SuggestionsRefused,
 from protocols.span.models import ErrorAnnotation, Suggestion, SuggestionDecision
 from tests.annotations.statements import sent
 from tests.annotations.task_api import post
+from tests.assisted_annotation.conftest import ANNA, BEN
 from tests.factories import AssignmentFactory, make_span_study
 
 pytestmark = pytest.mark.django_db
 
-# make_span_study's segments: "Segment {s} of document 0. Anna met Ben."
-ANNA = (25, 29)
-BEN = (34, 37)
-
-
-@pytest.fixture
-def study():
-    study = make_span_study(documents=1, segments=2, config={"assistance": {"share": 0.5}})
-    document = study.documents.get()
-    suggestions_replace(
-        study=study,
-        spans=[
-            SuggestedSpan(document.pk, 0, *ANNA, "CharE"),
-            SuggestedSpan(document.pk, 0, *BEN, "CharE"),
-            SuggestedSpan(document.pk, 1, *BEN, "RepE", paired=(0, *BEN)),
-        ],
-        source="test",
-    )
-    return study
+# The `study` fixture is conftest.py's: one document of two segments, three suggestions.
 
 
 def assignment_in(study, arm, **fields):
@@ -199,7 +182,7 @@ def test_suggestions_are_fixed_once_decided_on(study):
     assignment = assignment_in(study, "suggestions")
     from protocols.span.assistance.decisions import suggestion_decide
 
-    suggestion_decide(assignment=assignment, suggestion_id=suggestion(study, 0, ANNA[0]).pk,
+    suggestion_decide(token=assignment.token, suggestion_id=suggestion(study, 0, ANNA[0]).pk,
                       data={"annotation": None, "seconds": 1})  # fmt: skip
     with pytest.raises(SuggestionsRefused, match="can no longer be replaced"):
         suggestions_replace(study=study, spans=[], source="again")

@@ -96,7 +96,7 @@ def test_refused_before_the_run_is_done_and_once_workers_decided(study, finished
         current_segment=1,
     )
     suggestion_decide(
-        assignment=worker_assignment, suggestion_id=first.pk, data={"annotation": None, "seconds": 1}
+        token=worker_assignment.token, suggestion_id=first.pk, data={"annotation": None, "seconds": 1}
     )
     with pytest.raises(CommandError, match="can no longer be replaced"):
         call_command("suggest_from_run", str(finished_run.pk))

@@ -269,3 +269,28 @@ def test_a_study_without_the_option_keeps_no_allocation_state():
                                    annotators_per_document=1)  # fmt: skip
     join_and_rate(study, "w0")
     assert not AllocationRecord.objects.exists() and allocation_status(study) is None
+
+
+def test_a_submit_locks_an_adaptive_study_before_the_assignment_as_a_join_does():
+    """The first try finds the assignment's study allocating, rolls back and tries again study first:
+    a join locks the study, then the assignments it releases, so the two never wait on each other in
+    opposite orders. (A study without the option is never locked: tests/annotations/test_save_statements.)"""
+    study = da_study(items=2)
+    assignment = assignment_join(study=study, platform="prolific", external_id="w")
+    with CaptureQueriesContext(connection) as captured:
+        submitted = rate(assignment)
+    assert submitted.status == Assignment.Status.SUBMITTED
+    statements = [query["sql"] for query in captured.captured_queries]
+    rolled_back = next(n for n, sql in enumerate(statements) if sql.startswith("ROLLBACK TO SAVEPOINT"))
+    retry = statements[rolled_back:]
+    study_lock = next(
+        n for n, sql in enumerate(retry) if 'FROM "studies_study" WHERE "studies_study"."id" =' in sql
+    )
+    assignment_lock = next(
+        n for n, sql in enumerate(retry)
+        if sql.startswith('SELECT "annotations_assignment"."id"') and '"annotations_assignment"."token" =' in sql
+    )  # fmt: skip
+    assert study_lock < assignment_lock, "\n".join(retry)
+    if connection.features.has_select_for_update:
+        assert "FOR UPDATE" in retry[study_lock] and "FOR UPDATE" in retry[assignment_lock]
+    assert AllocationRecord.objects.filter(study=study).exists()  # the allocation ran, study locked

@@ -19,7 +19,8 @@ Everything is torn down at the end, and on Ctrl-C: processes, namespaces, veths,
 the temp dir. It exits non-zero if a check fails.
 
     sudo .venv/bin/python bench/cluster.py [--documents 30000] [--workers 500] [--saves 6]
-        [--think 4,6] [--part-documents 1000] [--only-saves | --skip-saves]
+        [--think 4,6] [--part-documents 1000] [--report-timeout 1800] [--static-root DIR]
+        [--only-saves | --skip-saves]
 """
 
 import argparse
@@ -250,6 +251,7 @@ def main():
         "--static-root", type=Path, help="static files collected by an earlier run of this checkout"
     )
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # a 2.7M-span run lasts an hour: show each phase as it ends
     if os.geteuid() != 0:
         sys.exit("bench/cluster.py makes network namespaces: run it as root")
     think = tuple(float(value) for value in args.think.split(","))

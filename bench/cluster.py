@@ -19,7 +19,8 @@ Everything is torn down at the end, and on Ctrl-C: processes, namespaces, veths,
 the temp dir. It exits non-zero if a check fails.
 
     sudo .venv/bin/python bench/cluster.py [--documents 30000] [--workers 500] [--saves 6]
-        [--think 4,6] [--part-documents 1000] [--only-saves | --skip-saves]
+        [--think 4,6] [--part-documents 1000] [--report-timeout 1800] [--static-root DIR]
+        [--only-saves | --skip-saves]
 """
 
 import argparse
@@ -89,7 +90,7 @@ def request_report():
     return report
 
 
-def wait_report(report, timeout=900):
+def wait_report(report, timeout):
     from reports.models import Report
 
     deadline = time.monotonic() + timeout
@@ -101,13 +102,13 @@ def wait_report(report, timeout=900):
     sys.exit(f"the report was not done after {timeout} s (status {report.status})")
 
 
-def report_phase(cluster, expected):
+def report_phase(cluster, expected, timeout):
     """The report computed by the two worker nodes; returns whether it equals the one pass."""
     workers = meters(cluster, ["worker1", "worker2", "postgres"])
     for meter in workers.values():
         meter.start()
     started = time.perf_counter()
-    report = wait_report(request_report())
+    report = wait_report(request_report(), timeout)
     wall = time.perf_counter() - started
     cpu = {name: meter.stop() for name, meter in workers.items()}
     peaks = [
@@ -127,7 +128,7 @@ def pool_children(pid):
     return [child for child in server_processes(pid) if child != pid]
 
 
-def failure_phase(cluster, tokens, saves, think, expected):
+def failure_phase(cluster, tokens, saves, think, expected, timeout):
     """Saves and a report while a web node and a worker node die; returns the failed checks."""
     from protocols.span.models import ErrorAnnotation
     from reports.models import ReportPart
@@ -178,7 +179,7 @@ def failure_phase(cluster, tokens, saves, think, expected):
           f"not confirmed {len(extra)}, stored twice {len(twice)}; operations never answered {len(unanswered)}")  # fmt: skip
     if missing or extra or twice or unanswered:
         problems.append("the saves do not match the rows")
-    report = wait_report(killed["report"])
+    report = wait_report(killed["report"], timeout)
     wall = time.perf_counter() - killed["at"]
     same = report.status == "done" and report.result == expected
     print(f"  report: {report.status} {wall:.1f} s after the kill, attempt {report.attempts}; "
@@ -215,14 +216,17 @@ def report_figures(cluster, args, tokens, think):
     bundle = ROOT / "bench" / "out" / f"report-{args.documents}x30"
     write_bundle(bundle, args.documents, 30)
     command = [sys.executable, "manage.py", "import_study", str(bundle)]
+    database = meters(cluster, ["postgres"])["postgres"]
+    database.start()
     wall, cpu, peak = run_measured_cpu(command, cluster.env)
-    print(f"import (not measured further): {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MB")
+    print(f"import: {wall:.1f} s wall, {cpu:.1f} s CPU, peak RSS {peak:.0f} MB; PostgreSQL "
+          f"{database.stop():.1f} s CPU; {load()}")  # fmt: skip
     expected = one_pass_report(cluster, args.documents)
     problems = []
-    if not report_phase(cluster, expected):
+    if not report_phase(cluster, expected, args.report_timeout):
         problems.append("the report on two worker nodes differs from the one pass")
     print("3. a web node and a worker node die during the saves and a report")
-    return problems + failure_phase(cluster, tokens, args.saves, think, expected)
+    return problems + failure_phase(cluster, tokens, args.saves, think, expected, args.report_timeout)
 
 
 def interrupt(signum, frame):
@@ -237,12 +241,17 @@ def main():
     parser.add_argument("--think", default="4,6", help="think time between saves, uniform MIN,MAX seconds")
     parser.add_argument("--documents", type=int, default=30_000, help="documents of the report's study")
     parser.add_argument("--part-documents", type=int, default=1000)
+    parser.add_argument(
+        "--report-timeout", type=float, default=1800,
+        help="seconds a report may take; after a kill it waits for the stale heartbeat, then runs again",
+    )  # fmt: skip
     parser.add_argument("--only-saves", action="store_true", help="measurement 1 only")
     parser.add_argument("--skip-saves", action="store_true", help="measurements 2 and 3 only")
     parser.add_argument(
         "--static-root", type=Path, help="static files collected by an earlier run of this checkout"
     )
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # a 2.7M-span run lasts an hour: show each phase as it ends
     if os.geteuid() != 0:
         sys.exit("bench/cluster.py makes network namespaces: run it as root")
     think = tuple(float(value) for value in args.think.split(","))

@@ -104,7 +104,9 @@ class Node:
         self.log.close()
 
 
-def wait_for(check, what, seconds=60):
+def wait_for(check, what, seconds=300):
+    # A web node answers its first request after Django and its workers have loaded: over 60 s
+    # when other jobs keep this shared machine's load at 15 or more.
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if check():

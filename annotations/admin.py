@@ -8,8 +8,8 @@ edits their status; annotations are the workers' own and are read-only here.
 from django.conf import settings
 from django.contrib import admin
 from django.utils.html import format_html
-from import_export.admin import ExportMixin
 
+from exports.admin_export import StreamedExportMixin
 from exports.resources import EXPORT_FORMATS, AssignmentResource
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
 
@@ -19,7 +19,7 @@ TEXT_SHOWN = 80
 
 
 @admin.register(Assignment)
-class AssignmentAdmin(ExportMixin, StudyScopedAdmin):
+class AssignmentAdmin(StreamedExportMixin, StudyScopedAdmin):
     resource_classes = [AssignmentResource]
     formats = EXPORT_FORMATS
 

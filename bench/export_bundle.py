@@ -7,6 +7,7 @@ imported the study (its database `falte_bench_import_<n>_reference`), that study
 checkout too and compared: the same files mean both imports wrote the same rows.
 
     .venv/bin/python bench/export_bundle.py [--documents 3000,10000,30000] [--reference /path/to/worktree]
+        [--prefix falte_bench_import]
 """
 
 import argparse
@@ -49,10 +50,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", default="3000,10000,30000")
     parser.add_argument("--reference", help="a checkout of the code before")
+    parser.add_argument("--prefix", default="falte_bench_import", help="as given to import_annotations.py")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     for documents in [int(n) for n in args.documents.split(",")]:
-        database = f"falte_bench_import_{documents}_this"
+        database = f"{args.prefix}_{documents}_this"
         if not exists(database):
             sys.exit(f"no database {database}: run bench/import_annotations.py --documents {documents} first")
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
@@ -69,9 +71,9 @@ def main():
         if args.reference:
             same = written["this checkout"] == written["reference"]
             print(f"  both checkouts' exports byte-identical: {'yes' if same else 'NO'}")
-        if exists(f"falte_bench_import_{documents}_reference"):
+        if exists(f"{args.prefix}_{documents}_reference"):
             directory = out / f"export-{documents}-of-reference-import"
-            export_once(ROOT, f"falte_bench_import_{documents}_reference", directory)
+            export_once(ROOT, f"{args.prefix}_{documents}_reference", directory)
             same = files(directory) == written["this checkout"]
             print(
                 f"  the reference's import exported by this checkout is byte-identical: {'yes' if same else 'NO'}"

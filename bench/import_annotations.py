@@ -8,7 +8,7 @@ backends of the database (from /proc), peak RSS (wait4), and the load average. W
 checkout too, in the same run, into its own fresh database.
 
     .venv/bin/python bench/import_annotations.py [--documents 3000,10000,30000]
-        [--reference /path/to/worktree] [--plain]
+        [--reference /path/to/worktree] [--plain] [--prefix falte_bench_import]
 
 `--plain` imports the documents alone (no assignments.jsonl), the bundle of bench/import_bundle.py.
 """
@@ -50,6 +50,7 @@ def main():
     parser.add_argument("--segments", type=int, default=30)
     parser.add_argument("--reference", help="a checkout of the code before, imported in the same run")
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
+    parser.add_argument("--prefix", default="falte_bench_import", help="the databases' names start so")
     args = parser.parse_args()
     for documents in [int(n) for n in args.documents.split(",")]:
         if args.plain:
@@ -62,7 +63,7 @@ def main():
             what = f"{documents:,} documents x {args.segments} segments, {documents * 3:,} assignments, ~{documents * 90:,} spans"
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         for label, root in runs:
-            database = f"falte_bench_import_{'plain_' if args.plain else ''}{documents}_{label.split()[0]}"
+            database = f"{args.prefix}_{'plain_' if args.plain else ''}{documents}_{label.split()[0]}"
             wall, cpu, pg, peak = import_once(root, bundle, database)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())
             print(f"{what}, {label}: {wall:.1f} s wall, {cpu:.1f} s CPU of the import process, "

@@ -545,7 +545,7 @@ def test_the_admin_export_button_gives_an_analyst_pseudonyms_only(world):
     body["format"] = "0"  # CSV, the first format offered
     response = client_for(world, "analyst").post(url, body)
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
-    table = response.content.decode()
+    table = response.getvalue().decode()
     assert annotator_pseudonym(world.s.pk, world.s_assignment.worker_id) in table
     assert not [secret for secret in world.secrets if secret in table]
     assert T_MARK not in table

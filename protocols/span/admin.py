@@ -1,8 +1,8 @@
 """The span protocol's admin: error annotations, read-only, scoped to the user's studies."""
 
 from django.contrib import admin
-from import_export.admin import ExportMixin
 
+from exports.admin_export import StreamedExportMixin
 from exports.resources import EXPORT_FORMATS
 from studies.admin.scoping import StudyListFilter, StudyScopedAdmin
 
@@ -26,7 +26,7 @@ def span_text(_admin, span):
 
 
 @admin.register(ErrorAnnotation)
-class ErrorAnnotationAdmin(ExportMixin, StudyScopedAdmin):
+class ErrorAnnotationAdmin(StreamedExportMixin, StudyScopedAdmin):
     resource_classes = [ErrorAnnotationResource]
     formats = EXPORT_FORMATS
 

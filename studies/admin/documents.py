@@ -8,8 +8,8 @@ from django.db.models.functions import Coalesce
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
-from import_export.admin import ExportMixin
 
+from exports.admin_export import StreamedExportMixin
 from exports.resources import EXPORT_FORMATS, DocumentResource
 from studies.forms import DocumentForm
 from studies.models import Document, Segment
@@ -20,7 +20,7 @@ from .scoping import StudyListFilter, StudyScopedAdmin
 
 
 @admin.register(Document)
-class DocumentAdmin(ExportMixin, StudyScopedAdmin):
+class DocumentAdmin(StreamedExportMixin, StudyScopedAdmin):
     resource_classes = [DocumentResource]
     formats = EXPORT_FORMATS
     form = DocumentForm

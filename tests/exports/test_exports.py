@@ -140,8 +140,8 @@ def test_admin_export_of_annotations_with_filters(client, study, researcher):
     assert page.status_code == 200
     response = client.post(url, {"format": "0", "resource": "0", **{f"errorannotationresource_{f}": "on" for f in
                                  ["id", "study", "document", "category", "text", "annotator"]}})  # fmt: skip
-    assert response.status_code == 200, response.content[:500]
-    text = response.content.decode()
+    assert response.status_code == 200, response.getvalue()[:500]
+    text = response.getvalue().decode()
     assert "Miss Sessions" in text and "PROLIFIC" not in text
 
 

@@ -167,7 +167,7 @@ def admin_export(client, study, format_index):
     response = client.post(url, {"format": str(format_index), "resource": "0",
                                  **{f"errorannotationresource_{f}": "on" for f in fields}})  # fmt: skip
     assert response.status_code == 200, response.content[:500]
-    return response.content
+    return response.getvalue()
 
 
 def test_admin_csv_and_xlsx_quote_text_and_json_stays_raw(client, study, researcher):

@@ -12,6 +12,11 @@ whether the two results are the same.
 
     .venv/bin/python bench/report_merge.py [--sizes 600,2400,9600] [--part-documents 300]
         [--reference /work/main] [--database /tmp/falte_bench_merge.sqlite3]
+        [--database-url postgres://postgres@127.0.0.1:5432/falte_bench_merge]
+
+With --database-url the study and its parts live in that PostgreSQL database, and each
+merge runs on a copy of it (CREATE DATABASE ... TEMPLATE), as each SQLite merge runs on a
+copy of the file.
 """
 
 import argparse
@@ -62,12 +67,60 @@ def child(step, code, slug, out):
     Path(out).write_text(json.dumps(report.result, sort_keys=True))
 
 
+class SqliteFile:
+    """The bench's database as a SQLite file: kept aside once the parts are stored, copied back per merge."""
+
+    def __init__(self, path):
+        self.path = path
+        self.url = f"sqlite:///{path}"
+
+    def fresh(self):
+        Path(self.path).unlink(missing_ok=True)
+
+    def keep_parts(self):
+        shutil.copyfile(self.path, f"{self.path}.parts")
+
+    def from_parts(self):
+        shutil.copyfile(f"{self.path}.parts", self.path)
+
+
+class PostgresDatabase:
+    """The bench's database in PostgreSQL: the parts kept in a template database, copied per merge."""
+
+    def __init__(self, url):
+        self.url, self.name = url, url.rsplit("/", 1)[1]
+        self.parts_name = f"{self.name}_parts"
+
+    def _run(self, *statements):
+        import psycopg
+
+        with psycopg.connect(self.url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as connection:
+            for statement in statements:
+                connection.execute(statement)
+
+    def fresh(self):
+        self._run(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)", f"CREATE DATABASE {self.name}")
+
+    def keep_parts(self):
+        self._run(
+            f"DROP DATABASE IF EXISTS {self.parts_name} WITH (FORCE)",
+            f"CREATE DATABASE {self.parts_name} TEMPLATE {self.name}",
+        )
+
+    def from_parts(self):
+        self._run(
+            f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)",
+            f"CREATE DATABASE {self.name} TEMPLATE {self.parts_name}",
+        )
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="600,2400,9600")
     parser.add_argument("--part-documents", type=int, default=300)
     parser.add_argument("--reference", help="another checkout whose merge runs on the same parts")
     parser.add_argument("--database", default="/tmp/falte_bench_merge.sqlite3")
+    parser.add_argument("--database-url", help="a PostgreSQL database (dropped and made again) instead")
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -78,7 +131,8 @@ def main():
 
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
-    env = dict(os.environ, DATABASE_URL=f"sqlite:///{args.database}", READ_DOT_ENV="0", DEBUG="0",
+    database = PostgresDatabase(args.database_url) if args.database_url else SqliteFile(args.database)
+    env = dict(os.environ, DATABASE_URL=database.url, READ_DOT_ENV="0", DEBUG="0",
                SECRET_KEY="bench-only-key-" + "x" * 40, DJANGO_SETTINGS_MODULE="falte_site.settings",
                REPORT_PART_DOCUMENTS=str(args.part_documents), CELERY_TASK_ALWAYS_EAGER="1")  # fmt: skip
     python = sys.executable
@@ -86,7 +140,7 @@ def main():
     rows = []
     print(f"load average at the start: {os.getloadavg()[0]:.1f}", flush=True)
     for documents in [int(size) for size in args.sizes.split(",")]:
-        Path(args.database).unlink(missing_ok=True)
+        database.fresh()
         subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
         bundle = write_span_bundle(out / f"merge-{documents}", slug="merge", documents=documents, segments=4,
                                    spans=4, annotators=5, assisted=True, evaluators=2, seed=7)  # fmt: skip
@@ -95,10 +149,10 @@ def main():
         script = str(ROOT / "bench" / "report_merge.py")
         wall, cpu, peak = measured([python, script, "--child", "parts", str(ROOT), "merge", "-"], env, ROOT)
         rows.append((documents, "parts (this, all in one process)", wall, cpu, peak, ""))
-        shutil.copyfile(args.database, f"{args.database}.parts")  # each merge starts from the same parts
+        database.keep_parts()  # each merge starts from the same parts
         results = {}
         for name, checkout in checkouts:
-            shutil.copyfile(f"{args.database}.parts", args.database)
+            database.from_parts()
             target = out / f"merge-{name}-{documents}.json"
             command = [python, script, "--child", "merge", str(checkout), "merge", str(target)]
             wall, cpu, peak = measured(command, env, checkout)

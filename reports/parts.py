@@ -27,6 +27,7 @@ import logging
 from celery import group
 from django.conf import settings
 from django.db import transaction
+from django.db.models.fields.json import KeyTransform
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
@@ -142,8 +143,8 @@ def merge(report_id, attempt):
     report = _current(report_id, attempt)
     if report is None:
         return
-    parts = list(ReportPart.objects.filter(report_id=report_id, attempt=attempt).order_by("number"))
-    if not parts or any(part.tallies is None for part in parts):
+    parts = ReportPart.objects.filter(report_id=report_id, attempt=attempt)
+    if not parts.exists() or parts.filter(tallies__isnull=True).exists():
         return
 
     def progress(fraction):
@@ -153,7 +154,7 @@ def merge(report_id, attempt):
         )
 
     try:
-        result = study_report_data(report.study, progress=progress, parts=[part.tallies for part in parts])
+        result = study_report_data(report.study, progress=progress, parts=PartTallies(report_id, attempt))
     except Exception as error:
         log.exception("report %s: merging its parts failed", report_id)
         _fail(report_id, attempt, error)
@@ -164,6 +165,62 @@ def merge(report_id, attempt):
         )
         if finished:
             ReportPart.objects.filter(report_id=report_id).delete()
+
+
+class PartTallies:
+    """The tallies of an attempt's parts in part order, read from the database one part at a time.
+
+    Every iteration reads them again, so the merge holds one part's decoded tallies at a time,
+    never the whole study's: what a merge keeps across parts is its own running sums and packed
+    per-document arrays (docs/benchmarks.md, "Growth with the study"). `section` reads one key
+    of each part alone (the database extracts it), so a merge step decodes only what it merges.
+    """
+
+    def __init__(self, report_id, attempt):
+        self.parts = ReportPart.objects.filter(report_id=report_id, attempt=attempt)
+
+    def __iter__(self):
+        return self._values("tallies")
+
+    def section(self, *path):
+        """The value at `path` (keys, e.g. "extensions", "evaluator_comparison") of the parts
+        that have one, in part order."""
+        return PartSection(self, path)
+
+    def sections(self, *keys):
+        """Each part's values of the top-level `keys` alone, as {key: value}, in part order."""
+        for values in self._values(*(KeyTransform(key, "tallies") for key in keys)):
+            yield dict(zip(keys, values, strict=True))
+
+    def _values(self, *expressions):
+        for pk in list(self.parts.order_by("number").values_list("pk", flat=True)):
+            values = self.parts.filter(pk=pk).values_list(*expressions, flat=len(expressions) == 1)
+            yield values.get()
+
+
+class PartSection:
+    """One key's value in each part (PartTallies.section), read a part at a time on each iteration."""
+
+    def __init__(self, tallies, path):
+        self.tallies, self.path = tallies, path
+
+    def __iter__(self):
+        expression = "tallies"
+        for key in self.path:
+            expression = KeyTransform(key, expression)
+        return (value for value in self.tallies._values(expression) if value is not None)
+
+    def in_every_part(self):
+        return self._parts_with().count() == self.tallies.parts.count() > 0
+
+    def in_any_part(self):
+        return self._parts_with().exists()
+
+    def _parts_with(self):
+        *within, key = self.path
+        return self.tallies.parts.filter(**{"__".join(["tallies", *within, "has_key"]): key}).exclude(
+            **{"__".join(["tallies", *self.path]): None}
+        )
 
 
 def _fail(report_id, attempt, error):

@@ -8,9 +8,10 @@ def study_report_data(study, progress=None, parts=None):
 
     The body is the study protocol's (Protocol.report), then each extension's part under
     its own key (Extension.report, e.g. evaluator_comparison); the header is the same for all.
-    `parts`: the tallies of every part of a report computed in parts (reports/parts.py),
-    which the protocol merges into the body, and an extension that tallied its part in
-    each (Extension.report_part) into its own, instead of reading the study in one pass.
+    `parts`: the tallies of every part of a report computed in parts (reports/parts.py
+    PartTallies, read a part at a time on each iteration), which the protocol merges into
+    the body, and an extension that tallied its part in each (Extension.report_part) into
+    its own, instead of reading the study in one pass.
     """
     progress = progress or (lambda fraction: None)
     header = {"study": study.slug, "protocol": study.protocol}
@@ -27,8 +28,8 @@ def study_report_data(study, progress=None, parts=None):
         for extension in extensions.registered():
             if not extension.report_key:
                 continue
-            tallies = [part.get("extensions", {}).get(extension.report_key) for part in parts or ()]
-            if tallies and all(tally is not None for tally in tallies):
+            tallies = parts.section("extensions", extension.report_key) if parts is not None else None
+            if tallies is not None and tallies.in_every_part():
                 section = extension.report_from_parts(study, tallies, progress)
             else:
                 section = extension.report(study, progress)

@@ -59,7 +59,7 @@ class Extension:
 
     def report_from_parts(self, study, tallies, progress):
         """The `report_key` part from every part's report_part, in study order (the same figures as
-        report gives in one pass)."""
+        report gives in one pass); `tallies` is read a part at a time each time it is iterated."""
         return self.report(study, progress)
 
     def report_context(self, result):

@@ -191,7 +191,8 @@ class Protocol:
 
     def report_from_parts(self, study, tallies, progress):
         """The report's body from every part's report_part, in the order of report_parts; it must be
-        the body report() gives."""
+        the body report() gives. `tallies` is read from the database a part at a time each time it
+        is iterated: keep running sums and packed arrays across parts, not the parts themselves."""
         raise NotImplementedError
 
     def report_context(self, result):

@@ -118,8 +118,8 @@ class SpanProtocol(Protocol):
     def report_from_parts(self, study, tallies, progress):
         result = report.figures_from_parts(study, tallies)
         progress(0.5)
-        assisted = [part["assistance"] for part in tallies if "assistance" in part]
-        assistance = assistance_from_parts(study, assisted) if assisted else None
+        assisted = tallies.section("assistance")
+        assistance = assistance_from_parts(study, assisted) if assisted.in_any_part() else None
         return self._report_parts_beside_spans(study, result, assistance=assistance)
 
     def _report_parts_beside_spans(self, study, result, assistance=None):

@@ -9,12 +9,18 @@ from django.db.models import Count
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from protocols.span.models import DocumentAnswer, ErrorAnnotation
-from reports.metrics.spans.annotators import agreement_from_pairs, agreement_pairs
+from reports.metrics.spans.annotators import PairSums, agreement_pairs
 from reports.metrics.spans.data import MAIN, Annotation, Span, SpanCategory, SpanDocument, SpanStudy
 from reports.metrics.spans.holistic import DocumentAnswers, DocumentQuestion, document_questions_report
 from reports.metrics.spans.layout import StudyLayout
 from reports.metrics.spans.report import span_figures
-from reports.metrics.spans.tallies import GOLD_REFERENCE, OTHERS_REFERENCE, merge_tallies, span_tallies
+from reports.metrics.spans.tallies import (
+    GOLD_REFERENCE,
+    MERGED_KEYS,
+    OTHERS_REFERENCE,
+    merge_tallies,
+    span_tallies,
+)
 from studies.models import Segment
 
 CHUNK = 20_000
@@ -87,19 +93,24 @@ def part_tallies(study, part, data=None):
 
 
 def figures_from_parts(study, parts):
-    """The span report's figures from every part's tallies, as one pass over the study gives them.
+    """The span report's figures from every part's tallies (reports/parts.py PartTallies), as one
+    pass over the study gives them.
 
     The workforce part's agreement (annotator_agreement) is left in the
     report cache, so it is not read from the database again.
     """
-    pairs = {}
-    for part in parts:
-        for annotator, values in part.get("agreement_pairs", {}).items():
-            pairs.setdefault(annotator, []).extend(values)
+    pairs = PairSums()
+
+    def with_pairs_summed():  # one read of the parts for both, of these keys alone
+        for part in parts.sections(*MERGED_KEYS, "agreement_pairs"):
+            pairs.add(part.pop("agreement_pairs") or {})
+            yield part
+
+    merged = merge_tallies(with_pairs_summed())
     cache = getattr(study, "report_cache", None)
     if cache is not None:
-        cache["annotator_agreement"] = agreement_from_pairs(pairs)
-    return span_figures(span_categories(study), merge_tallies(parts))
+        cache["annotator_agreement"] = pairs.agreement()
+    return span_figures(span_categories(study), merged)
 
 
 def span_categories(study):

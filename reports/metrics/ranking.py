@@ -101,8 +101,10 @@ def bootstrap_intervals(table, *, resamples=1000, level=0.95, seed=0):
     for start in range(0, resamples, CHUNK):
         size = min(CHUNK, resamples - start)
         drawn = rng.integers(0, items, size=(size, items))
+        drawn += np.arange(size)[:, None] * items  # resample * items + item: one bincount for all
         # How often each item was drawn in each resample: a size x items count matrix.
-        counts = np.stack([np.bincount(row, minlength=items) for row in drawn]).astype(np.float64)
+        counts = np.bincount(drawn.ravel(), minlength=size * items).reshape(size, items).astype(np.float64)
+        del drawn
         with np.errstate(invalid="ignore", divide="ignore"):
             means.append((counts @ filled) / (counts @ present))
     means = np.vstack(means)

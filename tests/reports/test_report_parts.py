@@ -7,16 +7,20 @@ default) and the job bodies one by one, redelivered, superseded and failing.
 """
 
 import json
+import math
 import random
 from dataclasses import replace
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from bundles.services import study_import_bundle
 from protocols.span import report as span_report_module
 from reports import parts
 from reports.metrics.spans import Annotation, Span, SpanCategory, SpanDocument, SpanStudy, span_report
 from reports.metrics.spans import assistance as assistance_metrics
+from reports.metrics.spans.annotators import PairSums
 from reports.metrics.spans.assistance import (
     Decision,
     SuggestedSpan,
@@ -24,6 +28,7 @@ from reports.metrics.spans.assistance import (
     assistance_report,
     assistance_tallies,
 )
+from reports.metrics.spans.evaluators import bootstrap as evaluator_bootstrap
 from reports.metrics.spans.evaluators import evaluator_comparison
 from reports.metrics.spans.evaluators.comparison import comparison_from_tallies, comparison_tallies
 from reports.metrics.spans.report import span_figures
@@ -367,3 +372,45 @@ def test_the_assistance_resamples_drawn_a_block_at_a_time_give_the_same_interval
     whole = assistance_report(study, suggestions, decisions, resamples=200)
     monkeypatch.setattr(assistance_metrics, "DRAWS_PER_BLOCK", 25)  # a few resamples per block
     assert assistance_report(study, suggestions, decisions, resamples=200) == whole
+
+
+# The merge in flat memory: it reads the parts a part at a time and keeps sums and packed arrays.
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_workforce_agreement_summed_part_by_part_equals_the_mean_over_every_pair(seed):
+    rng = random.Random(seed)
+    values = [rng.choice([rng.random(), 2 * rng.randint(0, 9) / rng.randint(1, 20), 1.0, 0.0, 1e-300])
+              for _ in range(rng.randint(1, 400))]  # fmt: skip
+    cuts = sorted(rng.sample(range(len(values) + 1), 3))
+    sums = PairSums()
+    for start, end in zip([0, *cuts], [*cuts, len(values)], strict=True):
+        sums.add({"w1": values[start:end]})
+    assert sums.agreement() == {"w1": (math.fsum(values) / len(values), len(values))}
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_evaluator_bootstrap_drawn_a_small_block_at_a_time_gives_the_same_intervals(seed, monkeypatch):
+    study = evaluators_study(seed, documents=random.Random(seed).randint(6, 16))
+    whole = evaluator_comparison(study, resamples=200)
+    monkeypatch.setattr(evaluator_bootstrap, "_DRAWS_PER_BLOCK", 40)  # a few resamples per block
+    assert evaluator_comparison(study, resamples=200) == whole
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_merge_reads_one_part_at_a_time_and_equals_the_one_pass_report(
+    assisted_study, settings, monkeypatch
+):
+    report, jobs = fanned_out(assisted_study, monkeypatch)
+    monkeypatch.setattr(parts, "_send_merge", lambda report_id, attempt: None)
+    for args in jobs:
+        parts.part_compute(*args)
+    with CaptureQueriesContext(connection) as queries:
+        parts.merge(report.pk, report.attempts)
+    reads = [query["sql"] for query in queries if "tallies" in query["sql"].split(" FROM ")[0]]
+    assert reads, "the merge reads the parts' tallies"
+    # Each read of tallies names one part: no query brings two parts' tallies into memory at once.
+    assert all('"reports_reportpart"."id" = ' in sql for sql in reads), reads
+    report.refresh_from_db()
+    assert report.status == Report.Status.DONE, report.error
+    assert report.result == one_pass(assisted_study, settings)

@@ -9,7 +9,6 @@ a live study (who disagrees with everyone?), not a reliability coefficient:
 the report's token alpha is that.
 """
 
-import math
 from collections import defaultdict
 from itertools import combinations
 
@@ -54,7 +53,43 @@ def agreement_pairs(study):
 def agreement_from_pairs(pairs):
     """{annotator: (mean F1 with the others, number of pairs)}; the sum is exactly rounded (fsum),
     so it does not depend on the order the pairs were gathered in."""
-    return {annotator: (math.fsum(values) / len(values), len(values)) for annotator, values in pairs.items()}
+    sums = PairSums()
+    sums.add(pairs)
+    return sums.agreement()
+
+
+# Every finite double is a whole number of 2**-1074 (the smallest subnormal).
+_SUBNORMAL_BITS = 1074
+
+
+class PairSums:
+    """Each annotator's pair F1s summed exactly as the pairs come, a part of the study at a time.
+
+    The sum is an integer count of 2**-1074, so adding never rounds, and the mean rounds the
+    exact sum once, as math.fsum does: the same figure as agreement_from_pairs over every pair
+    at once, without holding the pairs (a report merged from parts, reports/parts.py).
+    """
+
+    def __init__(self):
+        self.totals = {}  # annotator: [exact sum in units of 2**-1074, number of pairs]
+
+    def add(self, pairs):
+        """Add {annotator: [F1 of each pair]} (agreement_pairs of some documents)."""
+        for annotator, values in pairs.items():
+            total = self.totals.setdefault(annotator, [0, 0])
+            for value in values:
+                numerator, denominator = value.as_integer_ratio()  # denominator: a power of two
+                total[0] += numerator << (_SUBNORMAL_BITS + 1 - denominator.bit_length())
+            total[1] += len(values)
+
+    def agreement(self):
+        """{annotator: (mean F1 with the others, number of pairs)}."""
+        # int / int rounds correctly, as fsum does: the exact sum rounded once, then the mean.
+        return {
+            annotator: (units / (1 << _SUBNORMAL_BITS) / count, count)
+            for annotator, (units, count) in self.totals.items()
+            if count
+        }
 
 
 def annotator_agreement(study):

@@ -17,6 +17,7 @@ else the control arm's majority. Every figure that sums over documents gets a
 (suggestions minus control), computed on the same resamples.
 """
 
+from array import array
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from statistics import mean, median
@@ -197,37 +198,43 @@ DOCUMENT_AXIS = {"scored": 1, "timing": 1, "anchoring": 0, "coincidences": 1}
 
 
 def assistance_from_tallies(parts, categories, *, seed=0, resamples=1000):
-    """The `assistance` part from the tallies of a study's parts (assistance_tallies), in study order."""
+    """The `assistance` part from the tallies of a study's parts (assistance_tallies), in study order.
+
+    `parts` is read once, a part at a time: what is kept across parts is sums, the per-document
+    arrays (packed, for the bootstrap) and the decisions' seconds (packed, for their median).
+    """
     columns = len(categories) + 1
     empty = {
         "scored": (2, 0, columns, 3), "timing": (2, 0, 2),
         "anchoring": (0, columns, 2, 2), "coincidences": (2, 0, len(categories), 3),
     }  # fmt: skip
-    arrays = {
-        name: np.concatenate(
-            [np.zeros(shape)] + [np.array(part["per_document"][name]).reshape(_shaped(shape, part, name))
-                                 for part in parts],
-            axis=DOCUMENT_AXIS[name],
-        )
-        for name, shape in empty.items()
-    }  # fmt: skip
+    pieces = {name: [np.zeros(shape)] for name, shape in empty.items()}
+    seconds = array("d")
+    annotators = {arm: set() for arm in ARMS}
+    counted = {arm: {"assignments": 0, "documents": 0} for arm in ARMS}
+    references = dict.fromkeys(("gold", "other_arm_majority"), 0)
+    actions, unjudged = dict.fromkeys(ACTIONS, 0), 0
+    for part in parts:
+        for name, shape in empty.items():
+            values = np.array(part["per_document"][name], dtype=np.float64)
+            pieces[name].append(values.reshape(_shaped(shape, part, name)))
+        seconds.extend(part["seconds"])
+        for arm in ARMS:
+            annotators[arm].update(part["arms"][arm]["annotators"])
+            for count in counted[arm]:
+                counted[arm][count] += part["arms"][arm][count]
+        for kind in references:
+            references[kind] += part["references"][kind]
+        for action in ACTIONS:
+            actions[action] += part["actions"][action]
+        unjudged += part["unjudged"]
+    arrays = {name: np.concatenate(pieces.pop(name), axis=DOCUMENT_AXIS[name]) for name in empty}
     used = arrays["timing"].shape[1]
-    seconds = [value for part in parts for value in part["seconds"]]
     resampled = _resampled(arrays, used, seed, resamples)
-    arms = {}
-    for arm in ARMS:
-        annotators = set().union(*(part["arms"][arm]["annotators"] for part in parts))
-        arms[arm] = {
-            "annotators": len(annotators),
-            "assignments": sum(part["arms"][arm]["assignments"] for part in parts),
-            "documents": sum(part["arms"][arm]["documents"] for part in parts),
-        }
     return {
         "documents": used,
-        "references": {
-            kind: sum(part["references"][kind] for part in parts) for kind in ("gold", "other_arm_majority")
-        },
-        "arms": arms,
+        "references": references,
+        "arms": {arm: {"annotators": len(annotators[arm]), **counted[arm]} for arm in ARMS},
         "correct_rule": CORRECT_RULE,
         "seed": seed,
         "resamples": resamples,
@@ -236,8 +243,8 @@ def assistance_from_tallies(parts, categories, *, seed=0, resamples=1000):
         "time": _time(arrays["timing"], resampled["timing"]),
         "anchoring": _anchoring(arrays["anchoring"], resampled["anchoring"], categories),
         "decisions": {
-            **{action: sum(part["actions"][action] for part in parts) for action in ACTIONS},
-            "unjudged": sum(part["unjudged"] for part in parts),
+            **actions,
+            "unjudged": unjudged,
             "seconds_mean": mean(seconds) if seconds else None,
             "seconds_median": median(seconds) if seconds else None,
         },
@@ -277,8 +284,9 @@ def _coincidence_sums(units, marks):
     return (float(coders * units), float(marked), disagreeing)
 
 
-# Resamples x documents drawn at once: the draws' memory stays that of a block whatever the study's size.
-DRAWS_PER_BLOCK = 1 << 20
+# Resamples x documents drawn at once: the draws' memory stays that of a block whatever the study's size
+# (a few MB; a study of a few hundred documents already fills a block, so small and large ones use the same).
+DRAWS_PER_BLOCK = 1 << 18
 # How each per-document array is summed over a resample's draws (weights: resample x document).
 RESAMPLED = {
     "scored": "rd,adck->rack", "coincidences": "rd,adck->rack",
@@ -307,7 +315,10 @@ def _resampled(arrays, documents, seed, resamples):
 def _weights(rng, documents, resamples):
     """How often each document is drawn in each of `resamples` resamples (resamples x documents)."""
     drawn = rng.integers(0, documents, size=(resamples, documents))
-    return np.stack([np.bincount(row, minlength=documents) for row in drawn]).astype(np.float64)
+    drawn += np.arange(resamples)[:, None] * documents  # resample * documents + document
+    counts = np.bincount(drawn.ravel(), minlength=resamples * documents)
+    del drawn
+    return counts.reshape(resamples, documents).astype(np.float64)
 
 
 def _figure(value, low=None, high=None):

@@ -11,7 +11,7 @@ docs/metrics.md.
 from reports.metrics.nullable import put_value
 from reports.metrics.ranking import rank_systems
 from reports.metrics.spans.agreement import kinds_alpha, token_figures
-from reports.metrics.spans.tallies import reference_tally, span_tallies
+from reports.metrics.spans.tallies import DocumentErrors, merge_tallies, reference_tally, span_tallies
 
 NO_MULTIPLY_ANNOTATED = "no document has two or more submitted main annotations"
 NO_EXPERT_PAIR = "no document has two or more submitted gold annotations"
@@ -25,14 +25,14 @@ def span_report(study, progress=None, layout=None):
     """
     notify = progress or (lambda fraction: None)
     notify(0.0)
-    tallies = span_tallies(study, layout=layout, notify=notify)
+    tallies = merge_tallies([span_tallies(study, layout=layout, notify=notify)])
     report = span_figures(study.categories, tallies)
     notify(1.0)
     return report
 
 
 def span_figures(categories, tallies):
-    """The report's figures from the tallies of the study's documents (span_tallies, merge_tallies)."""
+    """The report's figures from the merged tallies of the study's documents (merge_tallies)."""
     keys = [category.key for category in categories]
     # The crowd's figures come from main annotations only; gold never mixes in.
     # The taxonomy's order, kept apart: a jsonb column (PostgreSQL) does not keep its keys' order.
@@ -45,7 +45,7 @@ def span_figures(categories, tallies):
     report["reference_kind"] = tallies["reference_kind"]
     report["annotators"] = _annotators(keys, tallies["annotators"], tallies["reference"])
     report["ranking"] = rank_systems(
-        error_rates(tallies["distribution"]["documents"]), higher_is_better=False
+        tallies["distribution"]["documents"].error_rates(), higher_is_better=False
     )
     return report
 
@@ -54,15 +54,9 @@ def error_rates(documents):
     """``{system: {input: error spans per 100 tokens}}`` from the per-document tallies: the
     spans over all the main annotations of the system's documents of that input, per 100 of
     the tokens they read (a system with two documents for one input is pooled, not overwritten)."""
-    pooled = {}
-    for system, input_id, spans, read in documents.values():
-        totals = pooled.setdefault(system, {}).setdefault(input_id, [0, 0])
-        totals[0] += spans
-        totals[1] += read
-    return {
-        system: {input_id: 100.0 * spans / read for input_id, (spans, read) in by_input.items() if read}
-        for system, by_input in pooled.items()
-    }
+    errors = DocumentErrors()
+    errors.add(documents)
+    return errors.error_rates()
 
 
 def _agreement(categories, tallies, unpaired_reason):

@@ -15,6 +15,7 @@ annotations), so merged parts in document order list systems and
 annotators as one pass does.
 """
 
+from array import array
 from collections import defaultdict
 
 import numpy as np
@@ -26,6 +27,8 @@ from reports.metrics.spans.ranges import merge_ranges
 from reports.metrics.spans.reference import ReferenceTally, sentence_marks, tally_marks
 
 GOLD_REFERENCE, OTHERS_REFERENCE = "gold", "others"
+# What merge_tallies reads of each part's tallies.
+MERGED_KEYS = ("main", "gold", "distribution", "reference_kind", "reference", "annotators")
 _TOTALS = ("documents", "spans", "seconds", "segments", "revisited")
 
 
@@ -301,23 +304,66 @@ def _annotator_totals(documents, main):
 
 
 def merge_tallies(parts):
-    """The tallies of the union of disjoint sets of documents, from each set's (in document order)."""
-    parts = list(parts)
-    if not parts:
+    """The tallies of the union of disjoint sets of documents, from each set's (in document order).
+
+    `parts` is read once, a part at a time (a report's parts come from the database that way):
+    what is kept across parts is sums, and the ranking's per-document counts pooled by system and
+    input in packed arrays (DocumentErrors), so the merge's memory does not grow with the study.
+    """
+    merged = None
+    for part in parts:
+        documents = part["distribution"]["documents"]
+        part = {**part, "distribution": {**part["distribution"], "documents": None}}
+        if merged is None:
+            merged, errors = part, DocumentErrors()
+        else:
+            if part["reference_kind"] != merged["reference_kind"]:
+                raise ValueError("parts scored against different references")
+            merged = {
+                "main": _merge_agreement(merged["main"], part["main"]),
+                "gold": _merge_agreement(merged["gold"], part["gold"]),
+                "distribution": _merge_distribution(merged["distribution"], part["distribution"]),
+                "reference_kind": merged["reference_kind"],
+                "reference": _merge_reference(merged["reference"], part["reference"]),
+                "annotators": _merge_totals(merged["annotators"], part["annotators"]),
+            }
+        errors.add(documents)
+    if merged is None:
         raise ValueError("no tallies to merge")
-    merged = parts[0]
-    for part in parts[1:]:
-        if part["reference_kind"] != merged["reference_kind"]:
-            raise ValueError("parts scored against different references")
-        merged = {
-            "main": _merge_agreement(merged["main"], part["main"]),
-            "gold": _merge_agreement(merged["gold"], part["gold"]),
-            "distribution": _merge_distribution(merged["distribution"], part["distribution"]),
-            "reference_kind": merged["reference_kind"],
-            "reference": _merge_reference(merged["reference"], part["reference"]),
-            "annotators": _merge_totals(merged["annotators"], part["annotators"]),
-        }
+    merged["distribution"]["documents"] = errors
     return merged
+
+
+class DocumentErrors:
+    """Main annotations' error spans and tokens read per (system, input), pooled over the documents
+    added (the "documents" of span tallies): the ranking's items, as two packed arrays of counts.
+
+    A system with two documents for one input is pooled, not overwritten; systems and inputs keep
+    their order of first appearance.
+    """
+
+    def __init__(self):
+        self.numbers = {}  # (system, input): its place in the arrays
+        self.spans, self.read = array("q"), array("q")
+
+    def add(self, documents):
+        """Add {document: [system, input, spans, tokens read]}."""
+        for system, input_id, spans, read in documents.values():
+            number = self.numbers.setdefault((system, input_id), len(self.numbers))
+            if number == len(self.spans):
+                self.spans.append(0)
+                self.read.append(0)
+            self.spans[number] += spans
+            self.read[number] += read
+
+    def error_rates(self):
+        """``{system: {input: error spans per 100 tokens read}}``, inputs with no token read left out."""
+        rates = {}
+        for (system, input_id), number in self.numbers.items():
+            by_input = rates.setdefault(system, {})
+            if self.read[number]:
+                by_input[input_id] = 100.0 * self.spans[number] / self.read[number]
+        return rates
 
 
 def _add_lists(first, second):
@@ -385,7 +431,7 @@ def _merge_distribution(first, second):
     for name, counts in second["annotators"].items():
         annotators[name] = _add_lists(annotators[name], counts) if name in annotators else counts
     return {
-        "documents": {**first["documents"], **second["documents"]},
+        "documents": None,  # pooled apart, in merge_tallies
         "systems": systems,
         "annotators": annotators,
     }

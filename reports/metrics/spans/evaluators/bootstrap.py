@@ -6,7 +6,8 @@ from .scores import ratios
 from .terms import SCORED
 
 # Bootstrap draws held in memory at once (resamples x documents).
-_DRAWS_PER_BLOCK = 1 << 20  # keeps int32 draw numbers well inside range, and the memory flat
+# A few MB, filled by a study of a few hundred documents already: small and large studies use the same.
+_DRAWS_PER_BLOCK = 1 << 18  # keeps int32 draw numbers well inside range, and the memory flat
 
 
 def bootstrap_bounds(rng, counts, references, resamples):
@@ -63,15 +64,14 @@ def _draw(rng, documents, resamples):
     counts over every resample is one product per block.
     """
     block = max(1, _DRAWS_PER_BLOCK // documents)
-    blocks = []
-    for start in range(0, resamples, block):
+    for start in range(0, resamples, block):  # a block at a time: one block in memory, whatever the study
         size = min(block, resamples - start)
         draws = rng.integers(0, documents, size=(size, documents), dtype=np.int32)
         draws *= size
         draws += np.arange(size, dtype=np.int32)[:, None]  # document * size + resample
         times = np.bincount(draws.ravel(), minlength=documents * size)
-        blocks.append(times.reshape(documents, size).astype(np.float32))
-    return blocks
+        del draws
+        yield times.reshape(documents, size).astype(np.float32)
 
 
 def percentiles(values, shares=(0.025, 0.975)):

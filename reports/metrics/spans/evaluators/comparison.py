@@ -6,7 +6,7 @@ from reports.metrics.spans.data import GOLD, MAIN
 from reports.metrics.spans.layout import StudyLayout
 
 from .bootstrap import bootstrap_bounds
-from .one_more import one_more_figures, one_more_tallies
+from .one_more import OneMoreSums, one_more_tallies
 from .scores import evaluator_figures
 from .spans import SpanArrays, character_union, line_ranges, person_ranges, shared_ranges
 from .sweep import Sweep, tallies
@@ -107,45 +107,39 @@ def comparison_tallies(study, *, layout=None):
 
 
 def comparison_from_tallies(parts, keys, *, seed=0, resamples=1000):
-    """The comparison from the tallies of a study's parts (comparison_tallies), in study order."""
-    evaluators = sorted({name for part in parts for name in part["evaluators"]})
-    coders = np.concatenate(
-        [np.zeros(0, dtype=np.int64)] + [np.array(part["coders"], dtype=np.int64) for part in parts]
-    )
-    documents, spans = len(coders), np.zeros(len(evaluators), dtype=np.int64)
-    gold_documents = np.concatenate(
-        [np.zeros(0, dtype=bool)] + [np.array(part["gold_documents"], dtype=bool) for part in parts]
-    )
+    """The comparison from the tallies of a study's parts (comparison_tallies), in study order.
+
+    `parts` is read once, a part at a time: each part's per-document counts are kept as packed
+    arrays until the study's evaluators are known, and one more annotator's histograms as sums.
+    """
+    packed, one_more_sums = [], OneMoreSums()
+    for part in parts:
+        packed.append(_PackedPart(part, len(keys)))
+        one_more_sums.add(part["evaluators"], part["one_more"])
+    evaluators = sorted({name for part in packed for name in part.evaluators})
+    documents, spans = sum(len(part.coders) for part in packed), np.zeros(len(evaluators), dtype=np.int64)
+    coders, gold_documents = np.zeros(documents, dtype=np.int64), np.zeros(documents, dtype=bool)
     has_evaluator = np.zeros((len(evaluators), documents), dtype=bool)
     counts = np.zeros(
         (len(REFERENCES), len(evaluators), len(LEVELS), len(keys), 3, documents), dtype=np.int64
     )
     overlapping = np.zeros((len(REFERENCES), len(evaluators), len(keys), documents), dtype=np.int64)
     start = 0
-    for part in parts:
-        end = start + len(part["coders"])
-        at = [evaluators.index(name) for name in part["evaluators"]]
+    packed.reverse()
+    while packed:  # each part's arrays dropped once placed: the study's arrays are held once
+        part = packed.pop()
+        end = start + len(part.coders)
+        coders[start:end], gold_documents[start:end] = part.coders, part.gold_documents
+        at = [evaluators.index(name) for name in part.evaluators]
         if at:  # a part's evaluators in the study's numbering; an evaluator it lacks counts nothing there
-            has_evaluator[at, start:end] = np.array(part["has_evaluator"], dtype=bool).reshape(
-                len(at), end - start
-            )
-            counts[:, at, ..., start:end] = np.array(part["counts"], dtype=np.int64).reshape(
-                len(REFERENCES), len(at), len(LEVELS), len(keys), 3, end - start
-            )
-            overlapping[:, at, ..., start:end] = np.array(part["overlapping"], dtype=np.int64).reshape(
-                len(REFERENCES), len(at), len(keys), end - start
-            )
-            spans[at] += part["spans"]
+            has_evaluator[at, start:end] = part.has_evaluator
+            counts[:, at, ..., start:end] = part.counts
+            overlapping[:, at, ..., start:end] = part.overlapping
+            spans[at] += part.spans
         start = end
     references = np.stack([coders >= 1, coders >= 2, gold_documents])
     compared = references[:, None, :] & has_evaluator[None, :, :]
-    one_more = one_more_figures(
-        [part["one_more"] for part in parts],
-        [part["evaluators"] for part in parts],
-        evaluators,
-        coders,
-        len(keys),
-    )
+    one_more = one_more_sums.figures(evaluators, coders, len(keys))
     bounds = bootstrap_bounds(np.random.default_rng(seed), counts, references, resamples)
     by_evaluator = {}
     for evaluator, name in enumerate(evaluators):
@@ -170,6 +164,24 @@ def comparison_from_tallies(parts, keys, *, seed=0, resamples=1000):
         "seed": seed,
         "resamples": resamples,
     }
+
+
+class _PackedPart:
+    """One part's comparison tallies as numpy arrays, its documents along the last axis."""
+
+    def __init__(self, part, categories):
+        self.evaluators = part["evaluators"]
+        self.coders = np.array(part["coders"], dtype=np.int64)
+        self.gold_documents = np.array(part["gold_documents"], dtype=bool)
+        documents, evaluators = len(self.coders), len(self.evaluators)
+        self.has_evaluator = np.array(part["has_evaluator"], dtype=bool).reshape(evaluators, documents)
+        self.counts = np.array(part["counts"], dtype=np.int64).reshape(
+            len(REFERENCES), evaluators, len(LEVELS), categories, 3, documents
+        )
+        self.overlapping = np.array(part["overlapping"], dtype=np.int64).reshape(
+            len(REFERENCES), evaluators, categories, documents
+        )
+        self.spans = np.array(part["spans"], dtype=np.int64)
 
 
 def _submitted(study, layout):

@@ -86,34 +86,74 @@ def one_more_tallies(sweep, people_ranges, coders, unit_documents, tokens_per_do
     return result
 
 
-def one_more_figures(tallies, part_evaluators, evaluators, coders, categories):
-    """Per evaluator, per category: people's token alpha and the alphas with the evaluator in a person's place.
+class OneMoreSums:
+    """The one_more_tallies of a study's parts summed as they come, a part at a time.
 
-    ``tallies``: one_more_tallies of each part of the study, whose evaluators are
-    ``part_evaluators``; ``coders``: people per document, of the whole study.
+    Per evaluator, its base histogram and each person's flow as {(category, people, marking):
+    units}: the kinds are placed in the study's histograms only once every part is read (the
+    study's numbers of people per document decide the layout). Each kind's units are added in
+    part order, as histograms summed part after part add them: the same sums to the last bit.
     """
-    levels = np.unique(coders)
-    width = int(levels.max(initial=0)) + 2
-    slots = len(levels) * width
-    slot_coders, slot_marked = np.repeat(levels, width), np.tile(np.arange(width), len(levels))
-    slot_of = {int(level): number * width for number, level in enumerate(levels.tolist())}
-    result = []
-    for name in evaluators:
-        base, flows, counted = np.zeros((categories, slots)), {}, False
-        for part, names in zip(tallies, part_evaluators, strict=True):
-            tallied = part[names.index(name)] if name in names else None
+
+    def __init__(self):
+        self.sums = {}  # evaluator: {"base": {kind: units}, "flow": {person: {kind: units}}}
+
+    def add(self, evaluators, tallies):
+        """Add one part's tallies (one_more_tallies), whose evaluators are `evaluators`."""
+        for name, tallied in zip(evaluators, tallies, strict=True):
             if tallied is None:
                 continue
-            counted = True
-            _add(base, tallied["base"], slot_of)
+            sums = self.sums.setdefault(name, {"base": {}, "flow": {}})
+            _add_rows(sums["base"], tallied["base"])
             for person, rows in tallied["flow"].items():
-                _add(flows.setdefault(person, np.zeros((categories, slots))), rows, slot_of)
-        if not counted:
+                _add_rows(sums["flow"].setdefault(person, {}), rows)
+
+    def figures(self, evaluators, coders, categories):
+        """one_more_figures of everything added; ``coders``: people per document, of the whole study."""
+        levels = np.unique(coders)
+        width = int(levels.max(initial=0)) + 2
+        slot_of = {int(level): number * width for number, level in enumerate(levels.tolist())}
+
+        def histogram(kinds):
+            placed = np.zeros((categories, len(levels) * width))
+            for (category, people, marking), units in kinds.items():
+                placed[category, slot_of[people] + marking] = units
+            return placed
+
+        placed = []
+        for name in evaluators:
+            sums = self.sums.get(name)
+            if sums is None:
+                placed.append(None)
+                continue
+            flows = {person: histogram(kinds) for person, kinds in sums["flow"].items()}
+            placed.append((histogram(sums["base"]), flows))
+        return one_more_figures(placed, levels, width, categories)
+
+
+def _add_rows(kinds, rows):
+    for category, people, marking, units in rows:
+        kinds[category, people, marking] = kinds.get((category, people, marking), 0.0) + units
+
+
+def one_more_figures(placed, levels, width, categories):
+    """Per evaluator, per category: people's token alpha and the alphas with the evaluator in a person's place.
+
+    ``placed``: per evaluator, its summed tallies as histograms (the base, and {person: flow})
+    over the slots of ``levels`` (people per document) x ``width`` (marking), or None when no
+    document had units for it.
+    """
+    slot_coders, slot_marked = np.repeat(levels, width), np.tile(np.arange(width), len(levels))
+    slots = len(levels) * width
+    result = []
+    for histograms in placed:
+        if histograms is None:
             empty = dict.fromkeys(("people_alpha", "replaced_mean", "replaced_min", "replaced_max"))
             result.append(
                 [_one_more_entry(empty, NO_ALPHA_DOCUMENT, NO_ALPHA_DOCUMENT, 0) for _ in range(categories)]
             )
             continue
+        base, flows = histograms
         # The people in the order of their names, as one pass numbers them.
         flow = (
             np.stack([flows[person] for person in sorted(flows)])
@@ -149,11 +189,6 @@ def _rows(histogram, levels):
             category, level, marking, histogram[category, level, marking], strict=True
         )
     ]
-
-
-def _add(histogram, rows, slot_of):
-    for category, people, marking, units in rows:
-        histogram[category, slot_of[people] + marking] += units
 
 
 def _one_more_entry(figures, people_reason, replaced_reason, replacements):

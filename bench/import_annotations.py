@@ -50,6 +50,8 @@ def main():
     parser.add_argument("--segments", type=int, default=30)
     parser.add_argument("--reference", help="a checkout of the code before, imported in the same run")
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
+    parser.add_argument("--database-prefix", default="falte_bench_import",
+                        help="the databases made and dropped are named <prefix>_<size>_<checkout>")  # fmt: skip
     args = parser.parse_args()
     for documents in [int(n) for n in args.documents.split(",")]:
         if args.plain:
@@ -62,7 +64,9 @@ def main():
             what = f"{documents:,} documents x {args.segments} segments, {documents * 3:,} assignments, ~{documents * 90:,} spans"
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         for label, root in runs:
-            database = f"falte_bench_import_{'plain_' if args.plain else ''}{documents}_{label.split()[0]}"
+            database = (
+                f"{args.database_prefix}_{'plain_' if args.plain else ''}{documents}_{label.split()[0]}"
+            )
             wall, cpu, pg, peak = import_once(root, bundle, database)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())
             print(f"{what}, {label}: {wall:.1f} s wall, {cpu:.1f} s CPU of the import process, "

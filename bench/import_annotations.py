@@ -50,7 +50,13 @@ def main():
     parser.add_argument("--segments", type=int, default=30)
     parser.add_argument("--reference", help="a checkout of the code before, imported in the same run")
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
-    parser.add_argument("--prefix", default="falte_bench_import", help="the databases' names start so")
+    parser.add_argument(
+        "--prefix",
+        "--database-prefix",
+        dest="prefix",
+        default="falte_bench_import",
+        help="the databases' names start so",
+    )
     args = parser.parse_args()
     for documents in [int(n) for n in args.documents.split(",")]:
         if args.plain:

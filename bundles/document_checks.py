@@ -13,14 +13,17 @@ DOCUMENT_FIELDS = {"id", "segments", "sentences", "input_id", "system", "source"
 DEFAULT_SENTENCES_PER_SEGMENT = 3
 
 
-def check_documents(records, problems, *, existing_ids=(), sentences_per_segment=None, keep_texts=True):
+def check_documents(
+    records, problems, *, existing_ids=(), sentences_per_segment=None, keep_texts=True, texts=None
+):
     """Check every document record.
 
     Returns (good DocumentSpecs, ids of documents that had problems), so that
     assignments for a broken document are not reported a second time.
     `existing_ids` are the study's stored documents (adding to a study). With
     `keep_texts=False` the specs keep their digest, not their segments (see
-    `documents_again`): memory then does not grow with the texts.
+    `documents_again`): memory then does not grow with the texts. With `texts` (a SegmentTexts,
+    bundles/texts.py) each good document's segments are stored there, on disk, and not kept.
     """
     documents, broken, first_line, file = [], set(), {}, ""
     existing_ids = set(existing_ids)
@@ -44,7 +47,9 @@ def check_documents(records, problems, *, existing_ids=(), sentences_per_segment
             continue
         first_line[external_id] = record.line
         spec.digest = texts_digest(spec.segments)
-        if not keep_texts:
+        if texts is not None:
+            texts.add(external_id, spec.segments)
+        if not keep_texts or texts is not None:
             spec.segments = spec.sentences = None
         documents.append(spec)
     _warn_identical_outputs(documents, first_line, problems, file)

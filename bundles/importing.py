@@ -9,6 +9,7 @@ from .document_checks import check_documents, documents_again
 from .problems import Problems
 from .reading import read_falte_documents, read_jsonl, read_yaml
 from .study_checks import check_study
+from .texts import SegmentTexts
 from .writing import write_documents, write_study
 
 DOCUMENT_FILES = ("documents.jsonl", "documents.json")
@@ -72,16 +73,24 @@ def import_bundle(directory, *, locate=False, user=None):
         records = document_records(directory / present[0], present[0], problems)
     per_segment = spec.config.get("sentences_per_segment") if spec else None
     keep_texts = protocol.bundle_needs_texts(directory)
-    documents, broken = check_documents(
-        records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts
-    )
-    if known:
-        documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
-        broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
-    work = protocol.bundle_check(directory, spec, documents, broken, locate, problems)
+    # A protocol that looks texts up by document reads them from disk: nothing the size of the
+    # study's texts is held while its work files are checked.
+    texts = SegmentTexts() if keep_texts and protocol.bundle_texts_by_document() else None
+    try:
+        documents, broken = check_documents(
+            records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts, texts=texts
+        )
+        if known:
+            documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
+            broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
+        work = protocol.bundle_check(directory, spec, documents, broken, locate, problems, texts=texts)
+    finally:
+        if texts is not None:
+            texts.close()
     problems.raise_if_any(work.located.summary() if work.located else "")
 
-    if not keep_texts:  # the texts are read again, a batch at a time, as they are written
+    # The texts are read again, a batch at a time, as they are written.
+    if not keep_texts or texts is not None:
         records = document_records(directory / present[0], present[0], problems)
         documents = documents_again(records, documents, present[0], sentences_per_segment=per_segment)
     counted = _Counted(documents)

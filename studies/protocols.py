@@ -138,10 +138,19 @@ class Protocol:
             return self.bundle.needs_texts(directory)
         return True
 
-    def bundle_check(self, directory, spec, documents, broken, locate, problems):
-        """Read and check the work files (assignments.jsonl, ...) into a BundleWork."""
+    def bundle_texts_by_document(self):
+        """Whether the checks that need texts read them only by document id (the bundle module's
+        TEXTS_BY_DOCUMENT): the import then keeps them on disk (bundles/texts.py), not in the
+        documents' specs, and hands them to bundle_check as `texts`."""
+        return getattr(self.bundle, "TEXTS_BY_DOCUMENT", False)
+
+    def bundle_check(self, directory, spec, documents, broken, locate, problems, texts=None):
+        """Read and check the work files (assignments.jsonl, ...) into a BundleWork. `texts` maps
+        document id -> segment texts when bundle_texts_by_document(); then `documents` carry none."""
         if self.bundle is None:
             return BundleWork()
+        if texts is not None:
+            return self.bundle.check_work(directory, spec, documents, broken, locate, problems, texts=texts)
         return self.bundle.check_work(directory, spec, documents, broken, locate, problems)
 
     def bundle_write(self, study, work, segment_ids):

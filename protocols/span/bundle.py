@@ -32,11 +32,16 @@ def needs_texts(directory):
     )
 
 
-def check_work(directory, spec, documents, broken, locate, problems):
+# Spans and suggestions look their segments up by document id: the import keeps the texts on disk
+# (bundles/texts.py) and hands them to check_work as `texts`, so its memory does not grow with them.
+TEXTS_BY_DOCUMENT = True
+
+
+def check_work(directory, spec, documents, broken, locate, problems, texts=None):
     categories = (
         {c.key: c.kind for c in spec.taxonomy.categories} if spec is not None and spec.taxonomy else {}
     )
-    segments_of = {d.external_id: d.segments for d in documents}
+    segments_of = texts if texts is not None else {d.external_id: d.segments for d in documents}
     suggestions = check_suggestions(directory, segments_of, categories, problems)
     path = directory / "assignments.jsonl"
     if not path.is_file():

@@ -8,8 +8,10 @@ from django.db.models import F, Q
 class ErrorAnnotation(models.Model):
     """An error span in a segment; a paired category also holds an earlier span."""
 
+    # No index of its own: annotation_unique_client_id (assignment, client_id) leads with it and
+    # serves every look-up by assignment; a second index cost each imported span (docs/decisions.md).
     assignment = models.ForeignKey(
-        "annotations.Assignment", on_delete=models.CASCADE, related_name="annotations"
+        "annotations.Assignment", on_delete=models.CASCADE, related_name="annotations", db_index=False
     )
     segment = models.ForeignKey("studies.Segment", on_delete=models.CASCADE, related_name="+")
     category = models.ForeignKey("studies.Category", on_delete=models.PROTECT, related_name="annotations")

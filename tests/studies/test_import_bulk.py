@@ -9,6 +9,7 @@ import pytest
 from django.utils import timezone
 
 import bundles.importing
+import bundles.texts
 from annotations.models import Assignment
 from bundles import BundleInvalid
 from bundles.bulk import insert_rows
@@ -87,6 +88,32 @@ def test_documents_alone_keep_no_texts_between_checking_and_writing(tmp_path, mo
     stored = Segment.objects.get(document__external_id="d1", index=0)
     assert stored.text == DOCUMENTS[0]["segments"][0]
     assert stored.sentences == [[0, 25], [26, 36]]
+
+
+def test_spans_are_checked_against_texts_read_back_from_disk(tmp_path, monkeypatch):
+    """With work files the documents' specs keep no texts either: spans are checked against texts
+    read back from disk by document id (one document in memory here, so d1 is read back twice)."""
+    kept = []
+    check = bundles.importing.check_documents
+
+    def spy(*args, **kwargs):
+        documents, broken = check(*args, **kwargs)
+        kept.extend(documents)
+        return documents, broken
+
+    monkeypatch.setattr(bundles.importing, "check_documents", spy)
+    monkeypatch.setattr(bundles.texts, "RECENT", 1)
+    result = study_import_bundle(directory=write_bundle(tmp_path / "good", assignments=ASSIGNMENTS))
+    assert [spec.segments for spec in kept] == [None, None]
+    assert (result.assignments, result.annotations) == (5, 5)
+    assert ErrorAnnotation.objects.get(comment="who is she?").text == "Miss Sessions"
+
+    empty_database()
+    late = {"document": "d1", "annotator": "w9", "annotations": [annotation(1, "CharE", 14, 45, "x")]}
+    with pytest.raises(BundleInvalid) as raised:
+        study_import_bundle(directory=write_bundle(tmp_path / "bad", assignments=[*ASSIGNMENTS, late]))
+    assert str(raised.value).startswith("assignments.jsonl:6: annotation 1 (CharE): ")
+    assert "segment 1" in str(raised.value) and not ErrorAnnotation.objects.exists()
 
 
 def test_a_documents_file_changed_between_check_and_write_writes_nothing(tmp_path, monkeypatch):

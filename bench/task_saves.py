@@ -55,6 +55,11 @@ from bench.import_bundle import fresh_database as fresh_postgres_database  # noq
 from bench.process_cpu import PostgresBackendCPU, cpu_seconds, peak_rss_mb  # noqa: E402
 
 PORT = 8765
+# --keep-alive: each simulated worker keeps its HTTP connection between requests, as a browser (or
+# a proxy reusing its connections to the node) does; by default it opens one per request.
+KEEP_ALIVE = False
+# --reuse-database: a tag in the client ids of this run, so that its saves are new ones there too.
+RUN_TAG = ""
 # paced, closed (mixed closed loop), saves (saves only, closed loop), bare (the same saves from a bare
 # psycopg loop, PostgreSQL only), page (the annotation page with 200 annotations).
 PHASES = ("paced", "closed", "saves", "removes", "moves", "bare", "page")
@@ -99,22 +104,35 @@ def import_saves_study(env, workers, saves, checkout=ROOT):
     return [line.split("\t")[2].split("/")[2] for line in lines.strip().splitlines()]
 
 
-def start_server(env, workers=2, checkout=ROOT):
+def imported_tokens(env, checkout=ROOT):
+    """The task tokens of the study `bench-saves` a previous run imported, in the order it assigned them."""
+    read = (
+        "from annotations.models import Assignment\n"
+        "for token in Assignment.objects.filter(study__slug='bench-saves').order_by('pk')"
+        ".values_list('token', flat=True): print(token)"
+    )
+    return manage(env, "shell", "--no-imports", "-c", read, capture=True, checkout=checkout).split()
+
+
+def start_server(env, workers=2, checkout=ROOT, options=()):
+    """gunicorn with `workers` workers (sync unless `options` say otherwise), once it answers."""
     server = subprocess.Popen(
         [str(Path(sys.executable).parent / "gunicorn"), "falte_site.wsgi", "--workers", str(workers),
          "--bind", f"127.0.0.1:{PORT}", "--log-level", "warning",
-         "--config", str(ROOT / "bench" / "statement_counting.py")],
+         "--config", str(ROOT / "bench" / "statement_counting.py"), *options],
         env=env, cwd=checkout,
     )  # fmt: skip
-    for _ in range(100):
+    # On a loaded machine gunicorn takes many seconds to import Django: wait up to a minute.
+    for _ in range(600):
         try:
             connection = http.client.HTTPConnection("127.0.0.1", PORT, timeout=1)
             connection.request("GET", "/admin/login/")
             connection.getresponse().read()
-            break
+            return server
         except OSError:
             time.sleep(0.1)
-    return server
+    server.kill()
+    sys.exit(f"FAILED: gunicorn did not answer on port {PORT} within a minute")
 
 
 def bench_env(database_url):
@@ -139,13 +157,16 @@ class Session:
     def __init__(self, token, address=("127.0.0.1", PORT)):
         self.token = token
         self.address = address
+        self.connection = None  # kept between requests with KEEP_ALIVE
         self.cookie = ""
         self.csrf = ""
         self.statements = 0  # of the last request, as the server counted them
         self.cpu_us = 0  # the worker's CPU time in the application for the last request
 
     def request(self, method, path, body=None):
-        connection = http.client.HTTPConnection(*self.address, timeout=30)
+        # http.client opens the kept connection again if the server closed it after its last answer.
+        connection = self.connection or http.client.HTTPConnection(*self.address, timeout=30)
+        self.connection = None
         headers = {"Cookie": self.cookie, "X-CSRFToken": self.csrf}
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -168,7 +189,10 @@ class Session:
             if name.lower() == "set-cookie" and value.startswith("csrftoken="):
                 self.csrf = value.split(";", 1)[0].split("=", 1)[1]
                 self.cookie = f"csrftoken={self.csrf}"
-        connection.close()
+        if KEEP_ALIVE:
+            self.connection = connection
+        else:
+            connection.close()
         return response.status, elapsed, payload
 
     def open_page(self):
@@ -208,7 +232,7 @@ def simulate(session, saves, think, results, seed, mode="mixed", prefix="", retr
         if think:
             time.sleep(rng.uniform(*think))
         if mode == "removes":
-            path = f"{api}/annotations/s{session.token[:8]}-{number}/"
+            path = f"{api}/annotations/s{RUN_TAG}{session.token[:8]}-{number}/"
             send(session, "DELETE", path, None, results, "remove", retry)
             continue
         if mode == "moves":
@@ -275,7 +299,8 @@ def run_phase(server, postgres, tokens, saves, think, mode="mixed", prefix=""):
     """Run the simulated workers; return (results, wall seconds, web CPU seconds, PostgreSQL CPU
     seconds or None)."""
     meters = [ServerCPU(server.pid)] + ([PostgresBackendCPU(postgres)] if postgres else [])
-    results, seconds, used = run_workers(tokens, saves, think, meters, mode, prefix)
+    # PORT is read here, not as a default argument: --port sets it after this module is imported.
+    results, seconds, used = run_workers(tokens, saves, think, meters, mode, prefix, ("127.0.0.1", PORT))
     return results, seconds, used[0], used[1] if postgres else None
 
 
@@ -361,7 +386,7 @@ def time_page(page):
     for segment in range(1, 40):
         errors += is_error(page.request("POST", f"{api}/move/", {"segment": segment})[0])
     for number in range(200):
-        errors += is_error(page.request("POST", f"{api}/annotations/", {"client_id": f"p{number}", "category": "CharE",
+        errors += is_error(page.request("POST", f"{api}/annotations/", {"client_id": f"p{RUN_TAG}{number}", "category": "CharE",
                            "segment": number % 40, "start": 0, "end": 4, "text": "Anna"})[0])  # fmt: skip
     loads = [page.open_page() for _ in range(30)]
     errors += sum(is_error(status) for status, _ in loads)
@@ -372,7 +397,7 @@ def time_page(page):
 
 
 def main():
-    global PORT  # --port: every request of this process goes there
+    global PORT, KEEP_ALIVE, RUN_TAG  # --port: every request of this process goes there
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=50)
     parser.add_argument("--saves", type=int, default=30)
@@ -388,8 +413,16 @@ def main():
     parser.add_argument(
         "--port", type=int, default=PORT, help="gunicorn's port (another benchmark may hold 8765)"
     )
+    parser.add_argument(
+        "--reuse-database", action="store_true",
+        help="the study a previous run of this script imported there, as it is (no migrate, no import)",
+    )  # fmt: skip
+    parser.add_argument("--keep-alive", action="store_true", help="keep each client's HTTP connection open")
+    parser.add_argument(
+        "--gunicorn", default="", help="more gunicorn options, e.g. '--worker-class gthread --keep-alive 5'"
+    )
     args = parser.parse_args()
-    PORT = args.port
+    PORT, KEEP_ALIVE = args.port, args.keep_alive
     phases = args.phases.split(",")
     if unknown := set(phases) - set(PHASES):
         parser.error(f"unknown phases: {', '.join(sorted(unknown))}")
@@ -399,21 +432,26 @@ def main():
     print(f"checkout {checkout} at {commit}")
 
     env = bench_env(args.database_url)
-    fresh_database(args.database_url)
     # Pages name hashed static files once the checkout serves them itself (WhiteNoise); each
     # checkout gets its own collected copy, which older checkouts simply ignore.
     env["STATIC_ROOT"] = str(ROOT / "bench" / "out" / f"static-{checkout.name}")
-    manage(env, "collectstatic", "--no-input", "-v", "0", checkout=checkout)
-    manage(env, "migrate", "-v", "0", checkout=checkout)
-    tokens = import_saves_study(env, args.workers + 1, args.saves, checkout=checkout)
+    if args.reuse_database:
+        RUN_TAG = f"{int(time.time()) % 100000}-"  # this run's saves are new ones in the old study
+        tokens = imported_tokens(env, checkout)[: args.workers + 1]
+    else:
+        fresh_database(args.database_url)
+        manage(env, "collectstatic", "--no-input", "-v", "0", checkout=checkout)
+        manage(env, "migrate", "-v", "0", checkout=checkout)
+        tokens = import_saves_study(env, args.workers + 1, args.saves, checkout=checkout)
     page_token, tokens = tokens[0], tokens[1:]
 
     think_low, think_high = (float(value) for value in args.think.split(","))
-    server = start_server(env, checkout=checkout)
+    server = start_server(env, checkout=checkout, options=args.gunicorn.split())
     postgres = None if args.database_url.startswith("sqlite:") else args.database_url.rsplit("/", 1)[1]
     errors = 0
     try:
-        print(f"gunicorn: 2 sync workers; {engine_name(args.database_url)}; "
+        print(f"gunicorn: 2 workers {args.gunicorn or '(sync)'}; clients keep their connection: "
+              f"{'yes' if KEEP_ALIVE else 'no'}; {engine_name(args.database_url)}; "
               f"{args.workers} simulated workers x {args.saves} saves")  # fmt: skip
         saves_phase = None
         for key, name, saves, think, mode in [
@@ -431,7 +469,7 @@ def main():
         ]:
             if key not in phases:
                 continue
-            measured = run_phase(server, postgres, tokens, saves, think, mode, prefix=name[0])
+            measured = run_phase(server, postgres, tokens, saves, think, mode, prefix=name[0] + RUN_TAG)
             errors += describe(name, *measured)
             print(f"  peak RSS of the largest gunicorn process so far: {peak_rss_mb(server.pid):.0f} MB")
             if key == "saves":
@@ -440,7 +478,7 @@ def main():
             saves = max(500, len(tokens) * (args.saves // 3))
             describe_floor(saves_phase, run_bare_loop(env, postgres, tokens, saves))
         if "page" in phases:
-            errors += time_page(Session(page_token))
+            errors += time_page(Session(page_token, ("127.0.0.1", PORT)))
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)

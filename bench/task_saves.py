@@ -150,6 +150,9 @@ def manage(env, *args, capture=False, checkout=ROOT):
     return result.stdout
 
 
+STALE_CONNECTION = (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError)
+
+
 class Session:
     """One simulated worker's HTTP session: cookie jar of one CSRF cookie, against `address`
     (host, port): the gunicorn this script starts, or a proxy (bench/cluster.py)."""
@@ -165,8 +168,8 @@ class Session:
 
     def request(self, method, path, body=None):
         # http.client opens the kept connection again if the server closed it after its last answer.
-        connection = self.connection or http.client.HTTPConnection(*self.address, timeout=30)
-        self.connection = None
+        kept, self.connection = self.connection, None
+        connection = kept or http.client.HTTPConnection(*self.address, timeout=30)
         headers = {"Cookie": self.cookie, "X-CSRFToken": self.csrf}
         if body is not None:
             headers["Content-Type"] = "application/json"
@@ -181,6 +184,10 @@ class Session:
         # passed its answer on): the server gave no answer the page could use.
         except (OSError, http.client.HTTPException) as problem:
             connection.close()
+            if kept is not None and isinstance(problem, STALE_CONNECTION):
+                # The server closed the kept connection while it was idle (its keep-alive timeout),
+                # before reading this request: a browser sends it again on a new connection.
+                return self.request(method, path, body)
             return 0, time.perf_counter() - started, str(problem).encode()
         elapsed = time.perf_counter() - started
         self.statements = int(response.getheader("X-Bench-Statements") or 0)

@@ -99,12 +99,12 @@ print(json.dumps({"file_rows": file_rows, "bytes": size, "first_byte": first_byt
 """
 
 
-def setup(url, env):
+def load_study(url, env, bundle):
+    """A fresh database with the bundle's study (slug bench-import) and a superuser "bench" to
+    download as; the study's id."""
     fresh_database(url)
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
-    bundle = ROOT / "bench" / "out" / f"export-{DOCUMENTS}x{SEGMENTS}"
-    write_bundle(bundle, DOCUMENTS, SEGMENTS)
     subprocess.run([python, "manage.py", "import_study", str(bundle)], env=env, cwd=ROOT, check=True,
                    stdout=subprocess.DEVNULL)  # fmt: skip
     subprocess.run(
@@ -114,7 +114,14 @@ def setup(url, env):
         env=env, cwd=ROOT, check=True,
     )  # fmt: skip
     with psycopg.connect(url, autocommit=True) as connection:
-        study = connection.execute("SELECT id FROM studies_study WHERE slug = 'bench-import'").fetchone()[0]
+        return connection.execute("SELECT id FROM studies_study WHERE slug = 'bench-import'").fetchone()[0]
+
+
+def setup(url, env):
+    bundle = ROOT / "bench" / "out" / f"export-{DOCUMENTS}x{SEGMENTS}"
+    write_bundle(bundle, DOCUMENTS, SEGMENTS)
+    study = load_study(url, env, bundle)
+    with psycopg.connect(url, autocommit=True) as connection:
         for n in range(PER_DOCUMENT):
             connection.execute(
                 "INSERT INTO accounts_worker (platform, external_id, created_at) VALUES ('prolific', %s, now())",

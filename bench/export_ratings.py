@@ -23,7 +23,6 @@ writes the CSV from the rows.)
 import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -32,8 +31,7 @@ import psycopg
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.export_copy import export  # noqa: E402
-from bench.import_bundle import fresh_database  # noqa: E402
+from bench.export_copy import export, load_study  # noqa: E402
 
 BLOCKS, INPUTS, SYSTEMS = 1000, 2, 5
 PER_BLOCK = INPUTS * SYSTEMS
@@ -61,21 +59,9 @@ def write_likert_bundle(directory):
 
 
 def setup(url, env):
-    fresh_database(url)
-    python = sys.executable
-    subprocess.run([python, "manage.py", "migrate", "-v", "0"], env=env, cwd=ROOT, check=True)
     bundle = ROOT / "bench" / "out" / "export-likert"
     write_likert_bundle(bundle)
-    subprocess.run([python, "manage.py", "import_study", str(bundle)], env=env, cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)  # fmt: skip
-    subprocess.run(
-        [python, "manage.py", "shell", "-c",
-         "from django.contrib.auth import get_user_model; "
-         "get_user_model().objects.create_superuser('bench', 'b@example.org', 'x-bench-pass')"],
-        env=env, cwd=ROOT, check=True,
-    )  # fmt: skip
-    with psycopg.connect(url, autocommit=True) as connection:
-        return connection.execute("SELECT id FROM studies_study WHERE slug = 'bench-import'").fetchone()[0]
+    return load_study(url, env, bundle)
 
 
 def grow(url, study, per_block, already):

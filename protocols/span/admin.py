@@ -53,6 +53,11 @@ class ErrorAnnotationAdmin(StreamedExportMixin, StudyScopedAdmin):
     identity_search_fields = ("assignment__worker__external_id",)
     identity_columns = {"annotator": ("assignment__worker", "annotator")}
 
+    def get_export_queryset(self, request):
+        # The Export button writes each paired span's segment index: joined here, not read back
+        # one segment a row (the changelist joins the rest through list_select_related).
+        return super().get_export_queryset(request).select_related("paired_segment")
+
     def has_add_permission(self, request):
         return False
 

@@ -5,13 +5,15 @@ import io
 
 import openpyxl
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from import_export.admin import ExportMixin
 
 from bundles.services import study_import_bundle
 from exports.admin_export import StreamedExportMixin
 from exports.resources import EXPORT_FORMATS
-from tests.bundles import study_yaml, write_bundle
+from tests.bundles import annotation, study_yaml, write_bundle
 from tests.exports.test_formula_injection import ASSIGNMENTS, DOCUMENTS
 
 pytestmark = pytest.mark.django_db
@@ -85,3 +87,40 @@ def test_the_streamed_workbook_has_the_cells_the_library_wrote(
     assert cells(streamed) == cells(written)
     assert len(cells(streamed)) > 1
     assert streamed.title == written.title and streamed.freeze_panes == written.freeze_panes == "A2"
+
+
+def sized_study(tmp_path, researcher, documents):
+    """`documents` documents of two segments, each annotated once with a singleton and a paired span."""
+    texts = ["Anna met Ben at the mill.", "Anna met Ben again."]
+    found = [annotation(1, "RepE", 0, 12, "Anna met Ben", paired={"segment": 0, "start": 0, "end": 12,
+                                                                  "text": "Anna met Ben"}),
+             annotation(0, "CharE", 0, 4, "Anna")]  # fmt: skip
+    directory = write_bundle(
+        tmp_path / f"bundle-{documents}",
+        study=study_yaml(slug=f"sized-{documents}"),
+        documents=[
+            {"id": f"d{n}", "system": "sysA", "input_id": f"in{n}", "segments": texts}
+            for n in range(documents)
+        ],
+        assignments=[
+            {"document": f"d{n}", "annotator": f"w{n}", "annotations": found} for n in range(documents)
+        ],
+    )
+    return study_import_bundle(directory=directory, user=researcher).study
+
+
+@pytest.mark.parametrize("admin_name", ADMINS)
+def test_the_export_asks_the_database_as_often_for_few_rows_as_for_many(
+    client, tmp_path, researcher, admin_name
+):
+    # Each row's related values (the span's paired segment, the document's segment count) come
+    # with the rows, not one query a row: a big campaign's table would otherwise take hours.
+    client.force_login(researcher)
+    counts = []
+    for documents in (2, 8):
+        study = sized_study(tmp_path, researcher, documents)
+        with CaptureQueriesContext(connection) as queries:
+            body = export(client, study, admin_name, "SpreadsheetSafeCSV").getvalue().decode()
+        assert body.count(f"sized-{documents}") >= documents
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts

@@ -170,13 +170,23 @@ def grow(url, study, per_assignment, already):
             "WHERE a.study_id = %s", [study]).fetchone()[0]  # fmt: skip
 
 
-def export(mode, env):
+def export(mode, env, rows):
+    """The figures of one download in a fresh process; a Parquet file must hold `rows` rows."""
     with tempfile.NamedTemporaryFile(suffix=".parquet") as body:
         process = subprocess.run(
             [sys.executable, "-c", EXPORT], env=dict(env, BENCH_MODE=mode, BENCH_BODY=body.name), cwd=ROOT,
             check=True, capture_output=True, text=True,
         )  # fmt: skip
-    return json.loads(process.stdout.strip().splitlines()[-1])
+    result = json.loads(process.stdout.strip().splitlines()[-1])
+    assert result["file_rows"] in (None, rows), f"{mode}: {result['file_rows']} rows in the file, not {rows}"
+    return result
+
+
+def export_env(database_url, largest):
+    """The environment of a production-like export process: streamed up to twice the largest size."""
+    return dict(os.environ, DATABASE_URL=database_url, READ_DOT_ENV="0", DEBUG="0", CONN_MAX_AGE="600",
+                SECRET_KEY="bench-only-key-" + "x" * 40, ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0",
+                EXPORT_STREAM_MAX_ROWS=str(largest * 2), DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
 
 
 def main():
@@ -188,9 +198,7 @@ def main():
     parser.add_argument("--database-url", default="postgres://postgres@127.0.0.1:5432/falte_bench_export_h6")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
-    env = dict(os.environ, DATABASE_URL=args.database_url, READ_DOT_ENV="0", DEBUG="0", CONN_MAX_AGE="600",
-               SECRET_KEY="bench-only-key-" + "x" * 40, ALLOWED_HOSTS="testserver", SECURE_SSL_REDIRECT="0",
-               EXPORT_STREAM_MAX_ROWS=str(max(sizes) * 2), DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
+    env = export_env(args.database_url, max(sizes))
     study = setup(args.database_url, env)
     assignments = DOCUMENTS * PER_DOCUMENT
     with_annotations = assignments - assignments // 100
@@ -206,10 +214,7 @@ def main():
         already = per_assignment
         rows = annotations + (assignments - with_annotations)
         for mode in args.formats.split(","):
-            result = export(mode, env)
-            assert result["file_rows"] in (None, rows), (
-                f"{mode}: {result['file_rows']} rows in the file, not {rows}"
-            )
+            result = export(mode, env, rows)
             print(f"{mode:12} {rows:>10,} {result['bytes'] / 1e6:>7,.1f} {rows / result['seconds']:>10,.0f} "
                   f"{result['first_byte']:>9.3f} s {result['first_row']:>8.3f} s {result['seconds']:>7.1f} "
                   f"{result['cpu']:>6.1f} "

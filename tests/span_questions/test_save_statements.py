@@ -3,25 +3,15 @@ loses no answer: BEGIN, the opening UPDATE (which reads the segment count and th
 one UPSERT of the merged answers that holds only if the stored answers are still those, COMMIT."""
 
 import pytest
-from django.test import Client
 
 from protocols.span import services
 from protocols.span.models import DocumentAnswer
 from tests.annotations.statements import one_transaction, sent
 from tests.annotations.task_api import post
-from tests.span_questions.questions import question_task
 
 pytestmark = pytest.mark.django_db
 
 ANSWERS = "task-api-document-answers"
-
-
-@pytest.fixture
-def assignment():
-    assignment = question_task()
-    for segment in (1, 2):
-        assert post(Client(), "task-api-move", assignment, {"segment": segment}).status_code == 200
-    return assignment
 
 
 def test_the_first_and_a_later_save_send_four_statements_each(client, assignment):

@@ -2,7 +2,6 @@
 page (or a misbehaving client) sends them, and the submit that waits for them."""
 
 import pytest
-from django.test import Client
 
 from annotations.models import Assignment
 from protocols.span.models import DocumentAnswer
@@ -13,15 +12,6 @@ from tests.span_questions.questions import question_task
 pytestmark = pytest.mark.django_db
 
 ANSWERS = "task-api-document-answers"
-
-
-@pytest.fixture
-def assignment():
-    """An assignment of a three-segment document whose worker has reached the last segment."""
-    assignment = question_task()
-    for segment in (1, 2):
-        assert post(Client(), "task-api-move", assignment, {"segment": segment}).status_code == 200
-    return assignment
 
 
 def stored(assignment):

@@ -77,6 +77,13 @@ class Protocol:
         """Why the assignment cannot be submitted yet, or "" when it can."""
         return ""
 
+    def submit_ready(self, assignment):
+        """A condition on the assignment's row that holds exactly when `missing` finds nothing left
+        (annotations.services.task.rows_at_least builds one), or None. With it, submit stores the
+        status with that condition in its UPDATE and asks `missing` only when the UPDATE found
+        something left, to say what: a complete block is submitted without a query of its own."""
+        return None
+
     def arm_design(self, study):
         """The study's randomised arms (an ArmDesign), or None when it has none."""
         return None

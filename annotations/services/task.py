@@ -16,13 +16,16 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.db.models.lookups import GreaterThanOrEqual
 from django.utils import timezone
 
 from annotations.models import Assignment
 from annotations.signals import assignment_submitted
 from studies import protocols
 from studies.allocation import allocation_settings
-from studies.models import Study
+from studies.models import Segment, Study
 from studies.spans import is_whole_number
 
 from .allocation import allocation_after_submit
@@ -134,9 +137,9 @@ def assignment_submit(*, token):
 
     BEGIN, one SELECT ... FOR UPDATE that finds the assignment by its token and
     locks it, with its study, document and worker (what the checks, the
-    receivers and the completion data read, and the study's allocation
-    setting), the protocol's check of what is left (one COUNT on a span
-    document), one UPDATE, COMMIT; scoring against gold, a retest, a round's
+    receivers and the completion data read, the study's allocation setting,
+    and the count of its document's segments, which the span protocol's check
+    of what is left reads), one UPDATE, COMMIT; scoring against gold, a retest, a round's
     next document and an adaptive study's allocation add what they write. A
     repeat sends BEGIN, the SELECT, COMMIT.
 
@@ -164,13 +167,37 @@ def _allocates(study):
     return settings.adaptive or settings.stops
 
 
+# The span protocol's check of what is left compares the furthest segment with the document's
+# segment count (protocols/span/protocol.py): read here, in the SELECT that locks the assignment, it
+# is not a statement of its own. A block assignment has no document, and the count is then 0.
+_SEGMENTS_OF_DOCUMENT = Coalesce(
+    Subquery(
+        Segment.objects.filter(document_id=OuterRef("document_id"))
+        .order_by()
+        .values("document_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    ),
+    0,
+)
+
+
+def rows_at_least(rows, needed):
+    """A protocol's `submit_ready` condition: the work `rows` of an assignment (a queryset that
+    names the assignment as OuterRef("pk")) number at least `needed`."""
+    count = rows.order_by().values("assignment").annotate(count=Count("pk")).values("count")
+    return GreaterThanOrEqual(Coalesce(Subquery(count), 0), needed)
+
+
 def _submitted(token, *, stopping, study_first):
     """The submit, in the caller's transaction; `stopping` is the locked study when `study_first`
     found it allocating, and without `study_first` such a study raises _StudyLockFirst."""
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("study", "document", "worker")
+        .annotate(document_segments=_SEGMENTS_OF_DOCUMENT)
         .filter(token=token)
+        .order_by()  # one row at most: no ordering to join the study and the document's study for
         .first()
     )
     if locked is None:
@@ -181,13 +208,20 @@ def _submitted(token, *, stopping, study_first):
         raise TaskClosed(reason)
     if not study_first and _allocates(locked.study):
         raise _StudyLockFirst
-    missing = protocols.of(locked.study).missing(locked)
-    if missing:
+    protocol = protocols.of(locked.study)
+    ready = protocol.submit_ready(locked)
+    if ready is None and (missing := protocol.missing(locked)):
         raise TaskInputError(missing)
     locked.status = Assignment.Status.SUBMITTED
     locked.submitted_at = timezone.now()
     locked.completion_code = (in_round(locked) and round_completion_code(locked)) or new_completion_code()
-    locked.save(update_fields=["status", "submitted_at", "completion_code"])
+    fields = ["status", "submitted_at", "completion_code"]
+    if ready is None or not Assignment.objects.filter(ready, pk=locked.pk).update(
+        **{name: getattr(locked, name) for name in fields}
+    ):
+        if ready is not None and (missing := protocol.missing(locked)):
+            raise TaskInputError(missing)  # the transaction rolls back whatever the code's reading wrote
+        locked.save(update_fields=fields)
     # Receivers (the qualification workflow scores work against gold) run in this transaction.
     assignment_submitted.send(sender=Assignment, assignment=locked)
     protocols.of(locked.study).after_submit(locked)

@@ -44,6 +44,9 @@ class PairwiseProtocol(Protocol):
     def missing(self, assignment):
         return services.block_missing(assignment)
 
+    def submit_ready(self, assignment):
+        return services.block_complete(assignment)
+
     def block_items(self, study, block, rng):
         return blocks.pairwise_items(study, block, rng)
 

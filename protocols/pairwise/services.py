@@ -1,10 +1,11 @@
 """What a worker does on a pairwise page: choose in a pair, and when the block is done."""
 
 from django.db import transaction
+from django.db.models import OuterRef, Q
 
 from annotations.services.opening import assignment_opened_or_refused
 from annotations.services.row_statements import upsert
-from annotations.services.task import TaskInputError
+from annotations.services.task import TaskInputError, rows_at_least
 from studies.spans import is_whole_number
 
 from . import config
@@ -51,6 +52,19 @@ def choice_save(*, token, data):
         saved, unique=("assignment", "position"), update=("left", "right", "choice", "strength", "updated_at")
     )
     return saved
+
+
+def block_complete(assignment):
+    """The condition under which block_missing finds nothing left, for submit's UPDATE: a choice in
+    every pair of the block, each one the study's options still allow."""
+    if not assignment.items:
+        return None  # block_missing says why
+    choices = PairwiseChoice.objects.filter(assignment=OuterRef("pk"))
+    if not config.allow_ties(assignment.study):
+        choices = choices.exclude(choice=TIE)
+    if config.strength_max(assignment.study) is not None:
+        choices = choices.filter(Q(choice=TIE) | Q(strength__isnull=False))
+    return rows_at_least(choices, len(assignment.items))
 
 
 def block_missing(assignment):

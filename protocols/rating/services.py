@@ -1,10 +1,11 @@
 """What a worker does on a Likert or BWS page: rate, judge, and when the block is done."""
 
 from django.db import transaction
+from django.db.models import OuterRef
 
 from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
 from annotations.services.row_statements import upsert
-from annotations.services.task import TaskInputError
+from annotations.services.task import TaskInputError, rows_at_least
 from protocols.rating.models import BestWorstJudgment, Rating
 from studies.models import Document
 from studies.spans import is_whole_number
@@ -120,6 +121,18 @@ def judgment_save(*, token, data):
         update=("documents", "best", "worst", "value", "updated_at"),
     )
     return judgment
+
+
+def block_complete(assignment):
+    """The condition under which block_missing finds nothing left, for submit's UPDATE: a rating
+    (a valued judgment, where the study asks a value) for every item of the block."""
+    if assignment.study.protocol == BWS:
+        work = BestWorstJudgment.objects.filter(assignment=OuterRef("pk"))
+        if assignment.study.config.get("bws", {}).get("value_scale"):
+            work = work.filter(value__isnull=False)
+    else:
+        work = Rating.objects.filter(assignment=OuterRef("pk"))
+    return rows_at_least(work, len(assignment.items))
 
 
 def block_missing(assignment):

@@ -73,10 +73,10 @@ class SpanProtocol(Protocol):
         return selectors.task_state(assignment)
 
     def missing(self, assignment):
-        if (
-            furthest_segment(assignment)
-            < Segment.objects.filter(document_id=assignment.document_id).count() - 1
-        ):
+        segments = getattr(assignment, "document_segments", None)  # read with the submit's lock
+        if segments is None:
+            segments = Segment.objects.filter(document_id=assignment.document_id).count()
+        if furthest_segment(assignment) < segments - 1:
             return "read every segment before submitting"
         if undecided_before(assignment, furthest_segment(assignment) + 1):
             return "decide on every suggestion before submitting: accept, change, adjust or reject it"

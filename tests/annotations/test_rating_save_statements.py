@@ -89,3 +89,38 @@ def test_a_judgment_of_a_released_block_is_409(client, bws):
     body = {"position": bws.items[0]["position"], "best": a, "worst": b, "value": 2}
     assert sent(client, "post", "task-api-judgments", bws, body)[0].status_code == 409
     assert not BestWorstJudgment.objects.exists()
+
+
+def test_a_block_submit_sends_four_statements(client, likert):
+    """Submit locks the assignment with what it reads (one SELECT ... FOR UPDATE), asks the protocol
+    which of the block's documents have no rating yet, and stores the status and code (one UPDATE)."""
+    ids = external_ids(likert)
+    for pk in likert.items:
+        sent(client, "post", "task-api-ratings", likert, {"document": ids[pk], "score": 3})
+    response, statements = sent(client, "post", "task-api-submit", likert)
+    assert response.status_code == 200 and response.json()["status"] == "submitted"
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+
+
+def test_a_block_submit_with_an_output_left_says_how_many_and_changes_nothing(client, likert):
+    ids = external_ids(likert)
+    for pk in likert.items[1:]:
+        sent(client, "post", "task-api-ratings", likert, {"document": ids[pk], "score": 3})
+    response = sent(client, "post", "task-api-submit", likert)[0]
+    assert (
+        response.status_code == 400
+        and response.json()["error"] == "rate every output before submitting (1 left)"
+    )
+    stored = Assignment.objects.get(pk=likert.pk)
+    assert stored.status == Assignment.Status.IN_PROGRESS and not stored.completion_code
+
+
+def test_a_best_worst_block_is_submitted_in_four_statements(client, bws):
+    ids = external_ids(bws)
+    for entry in bws.items:
+        best, worst = (ids[pk] for pk in entry["documents"][:2])
+        body = {"position": entry["position"], "best": best, "worst": worst, "value": 2}
+        assert sent(client, "post", "task-api-judgments", bws, body)[0].status_code == 200
+    response, statements = sent(client, "post", "task-api-submit", bws)
+    assert response.status_code == 200 and response.json()["status"] == "submitted"
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)

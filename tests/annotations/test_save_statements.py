@@ -296,16 +296,16 @@ def test_a_bad_body_still_answers_404_for_an_unknown_token_and_409_for_a_closed_
 # --- submit -------------------------------------------------------------------------------------
 
 
-def test_a_submit_sends_five_statements_and_a_repeat_three(client, assignment):
+def test_a_submit_sends_four_statements_and_a_repeat_three(client, assignment):
     """Submit finds and locks the assignment by its token with what it reads (one SELECT ... FOR
-    UPDATE, the study's allocation setting among it), asks the protocol what is left (a span document:
-    one COUNT of its segments), stores the status and code (one UPDATE): BEGIN and COMMIT around them
-    make 5. A repeat changes nothing: BEGIN, the SELECT, COMMIT. (An adaptive study is locked before
+    UPDATE, the study's allocation setting and the document's segment count, which the protocol's
+    check of what is left compares with the furthest segment, among it), stores the status and code
+    (one UPDATE): BEGIN and COMMIT around them make 4. A repeat changes nothing: BEGIN, the SELECT, COMMIT. (An adaptive study is locked before
     the assignment, in a second try: tests/translation/test_allocation.py.)"""
     reached(assignment, 2)
     response, statements = sent(client, "post", "task-api-submit", assignment)
     assert response.status_code == 200 and response.json()["status"] == "submitted"
-    assert len(statements) <= 5 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
     again, statements = sent(client, "post", "task-api-submit", assignment)
     assert again.json() == response.json()
     assert len(statements) <= 3, "\n".join(statements)

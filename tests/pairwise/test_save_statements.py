@@ -31,3 +31,47 @@ def test_a_choice_after_submit_is_409_and_stores_nothing(client, tmp_path):
     body = {"position": assignment.items[0]["position"], "choice": "left"}
     assert sent(client, "post", "task-api-pairwise-choices", assignment, body)[0].status_code == 409
     assert not PairwiseChoice.objects.exists()
+
+
+def choose_all(client, assignment, choice="left"):
+    for entry in assignment.items:
+        body = {"position": entry["position"], "choice": choice}
+        assert sent(client, "post", "task-api-pairwise-choices", assignment, body)[0].status_code == 200
+
+
+def test_a_complete_block_is_submitted_in_four_statements(client, tmp_path):
+    """The check that every pair has its choice is a condition of submit's UPDATE: BEGIN, the
+    SELECT ... FOR UPDATE, the UPDATE, COMMIT."""
+    assignment = pair_assignment(import_pairwise(tmp_path))
+    choose_all(client, assignment)
+    response, statements = sent(client, "post", "task-api-submit", assignment)
+    assert response.status_code == 200 and response.json()["status"] == "submitted"
+    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert Assignment.objects.get(pk=assignment.pk).completion_code == response.json()["completion"]["code"]
+
+
+def test_a_submit_with_a_pair_left_says_how_many_and_changes_nothing(client, tmp_path):
+    assignment = pair_assignment(import_pairwise(tmp_path))
+    choose_all(client, assignment)
+    PairwiseChoice.objects.filter(assignment=assignment, position=assignment.items[0]["position"]).delete()
+    response = sent(client, "post", "task-api-submit", assignment)[0]
+    assert (
+        response.status_code == 400
+        and response.json()["error"] == "choose in every pair before submitting (1 left)"
+    )
+    stored = Assignment.objects.get(pk=assignment.pk)
+    assert stored.status == Assignment.Status.IN_PROGRESS and not stored.completion_code
+
+
+def test_a_tie_chosen_before_the_study_stopped_allowing_them_blocks_the_submit(client, tmp_path):
+    study = import_pairwise(tmp_path)
+    assignment = pair_assignment(study)
+    choose_all(client, assignment, choice="tie")
+    study.config = {**study.config, "allow_ties": False}
+    study.save(update_fields=["config"])
+    response = sent(client, "post", "task-api-submit", assignment)[0]
+    assert response.status_code == 400
+    assert response.json()["error"] == (
+        f"this study no longer allows ties: choose A or B in every pair before submitting ({len(assignment.items)} left)"
+    )
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.IN_PROGRESS

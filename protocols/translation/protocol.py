@@ -80,6 +80,9 @@ class TranslationProtocol(Protocol):
     def missing(self, assignment):
         return services.translation_missing(assignment)
 
+    def submit_ready(self, assignment):
+        return services.translation_complete(assignment)
+
     def allocation_scores(self, study):
         return selectors.document_scores(study)
 

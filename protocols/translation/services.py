@@ -9,7 +9,7 @@ again changes nothing.
 import json
 
 from django.db import transaction
-from django.db.models import Exists
+from django.db.models import Exists, OuterRef
 
 from annotations.services.opening import (
     assignment_opened_or_refused,
@@ -21,7 +21,7 @@ from annotations.services.opening import (
     table,
 )
 from annotations.services.row_statements import insert_unless_stored, upsert
-from annotations.services.task import TaskInputError, furthest_segment, move_stored
+from annotations.services.task import TaskInputError, furthest_segment, move_stored, rows_at_least
 from studies.models import Category, Document, Segment
 from studies.spans import is_whole_number, span_error
 
@@ -75,6 +75,8 @@ def _output(assignment, value):
 
 def segment_count(assignment):
     """How many segments the page has: the fewest of its translations' (they translate one source)."""
+    if assignment.document_id is not None and hasattr(assignment, "document_segments"):
+        return assignment.document_segments  # read with submit's lock (annotations.services.task)
     documents = outputs(assignment)
     counts = [Segment.objects.filter(document_id=document).count() for document in documents]
     return min(counts) if counts else 0
@@ -339,6 +341,17 @@ def assignment_move(*, token, segment):
     if not move_stored(assignment, segment, gates):
         raise TaskInputError(_move_refusal(assignment, segment))
     return segment
+
+
+def translation_complete(assignment):
+    """For submit's UPDATE, the condition under which translation_missing finds nothing left: every
+    segment of every translation scored. None where the check needs no query of scores (MQM, whose
+    check is the furthest segment alone) or already fails in Python (a segment not yet read)."""
+    count = segment_count(assignment)
+    if scheme(assignment.study.protocol) not in WITH_SCORES or furthest_segment(assignment) < count - 1:
+        return None
+    scores = SegmentScore.objects.filter(assignment=OuterRef("pk"), segment__index__lt=count)
+    return rows_at_least(scores, count * len(outputs(assignment)))
 
 
 def translation_missing(assignment):

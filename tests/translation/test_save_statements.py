@@ -154,3 +154,43 @@ def test_a_contrastive_page_reads_the_segment_once_more(client):
     assert response.status_code == 200, response.content
     assert len(statements) <= 5, "\n".join(statements)
     assert SegmentScore.objects.get().segment.document_id == document_ids[1]
+
+
+SUBMIT = "task-api-submit"
+
+
+def read_to_the_end(client, assignment, *, score=None):
+    for segment in range(3):
+        if score is not None:
+            sent(client, "post", SCORES, assignment, {"segment": segment, "score": score})
+        if segment < 2:
+            assert sent(client, "post", MOVE, assignment, {"segment": segment + 1})[0].status_code == 200
+
+
+@pytest.mark.parametrize("protocol", ["mqm", "esa"])
+def test_a_submit_sends_four_statements_and_the_quality_checks_read(client, protocol):
+    """The document's segment count comes with the locking SELECT, and an ESA page's "every segment
+    scored" is a condition of the UPDATE: BEGIN, the SELECT ... FOR UPDATE, the UPDATE, COMMIT. The
+    protocol's after-submit adds one read: the worker's quality checks of this document, which are
+    scored again now that the original is in (none here, so nothing is written)."""
+    assignment = assignment_of(
+        make_translation_study(protocol, **({"taxonomy": None} if protocol == "esa" else {}))
+    )
+    read_to_the_end(client, assignment, score=None if protocol == "mqm" else 50)
+    response, statements = sent(client, "post", SUBMIT, assignment)
+    assert response.status_code == 200 and one_transaction(statements)
+    reads = [sql for sql in statements if sql.startswith("SELECT")]
+    assert len(statements) <= 5 and len(reads) == 2 and "'attention'" in reads[1], "\n".join(statements)
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.SUBMITTED
+
+
+def test_an_esa_submit_with_a_segment_unscored_says_so_and_changes_nothing(client):
+    assignment = assignment_of(make_translation_study("esa", taxonomy=None))
+    read_to_the_end(client, assignment, score=50)
+    SegmentScore.objects.filter(segment__index=2).delete()
+    response = sent(client, "post", SUBMIT, assignment)[0]
+    assert (
+        response.status_code == 400
+        and response.json()["error"] == "score every segment before submitting (1 left)"
+    )
+    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.IN_PROGRESS

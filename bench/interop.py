@@ -81,9 +81,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--database-url", default="sqlite:////tmp/falte_bench_interop.sqlite3")
-    parser.add_argument("--sizes", help="e.g. 500,2000,8000: the export's memory at each size (flat_export)")
+    parser.add_argument("--sizes", help="e.g. 500,2000,8000: the import's and export's memory at each size")
     parser.add_argument("--formats", default="label-studio,hf,doccano")
-    parser.add_argument("--reference", help="a checkout whose export runs beside this one's, e.g. /work/main")
+    parser.add_argument(
+        "--reference", help="a checkout whose import and export run beside this one's, e.g. /work/main"
+    )
     args = parser.parse_args()
     if args.sizes:
         flat_export(args)
@@ -136,8 +138,9 @@ def fresh_database(url):
 
 
 def flat_export(args):
-    """The export's wall, CPU and peak RSS at each size, in each format; with --reference, the same
-    export by another checkout (today's) on the same database, and whether its bytes are the same."""
+    """The import's and the export's wall, CPU and peak RSS at each size (the export in each format);
+    with --reference, the same import and export by another checkout (today's) on the same database,
+    and whether its exported bytes are the same."""
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     checkouts = [("this", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
@@ -147,10 +150,13 @@ def flat_export(args):
         source = out / f"label-studio-{tasks}.json"
         write_export(source, tasks)
         env = fresh_database(args.database_url)
-        importing = [sys.executable, "manage.py", "import_annotations", str(source), "--format", "label-studio",
-                     "--slug", "ls-bench"]  # fmt: skip
-        wall, cpu, peak = run_measured_cpu(importing, env)
-        rows.append((tasks, "import", "label-studio", wall, cpu, peak, ""))
+        for name, checkout in checkouts:  # the reference's import makes a study of its own, not exported
+            slug = "ls-bench" if name == "this" else f"ls-bench-{name}"
+            importing = [sys.executable, "manage.py", "import_annotations", str(source), "--format", "label-studio",
+                         "--slug", slug]  # fmt: skip
+            wall, cpu, peak = run_measured_cpu(importing, env, cwd=checkout)
+            rows.append((tasks, f"import ({name})", "label-studio", wall, cpu, peak, ""))
+            print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
         for fmt in args.formats.split(","):
             written = {}
             for name, checkout in checkouts:

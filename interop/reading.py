@@ -192,9 +192,7 @@ class _ArrayReader:
         line = self._line_at(position)
         newline = self.text.rfind("\n", 0, position)
         column = position - newline if newline >= 0 else self.column + position + 1
-        return NotReadable(
-            line, f"not JSON we accept: invalid JSON: {message} (line {line}, column {column})"
-        )
+        return NotReadable(line, f"not JSON we accept: invalid JSON: {message} (column {column})")
 
 
 class _Items:

@@ -8,10 +8,11 @@ import pytest
 from bundles.problems import Problems
 from interop import reading
 
+# A number first: nothing read before it has made the buffer longer than the number.
 ITEMS = [
+    123456789,
     {"id": 1, "data": {"text": "Anna met Ben. 😀 They laughed at the café!"}, "score": 12345.5e-3},
     {"id": 2, "data": {"text": 'a "quoted" \\ back\nslash ' + "x" * 40}, "flags": [True, False, None]},
-    123456789,
     "a string item with é and 🚢",
     {"id": 5, "data": {}},
 ]

@@ -16,6 +16,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -116,14 +117,22 @@ def main():
     )
 
 
-def run_measured_cpu(command, env, cwd=ROOT):
-    """Run a command in `cwd`; (wall seconds, CPU seconds, peak RSS in MB) of that process alone (wait4)."""
+def run_measured_cpu(command, env, cwd=ROOT, *, refused=None):
+    """Run a command in `cwd`; (wall seconds, CPU seconds, peak RSS in MB) of that process alone (wait4).
+
+    A command that fails stops the bench, unless `refused` is a list: then the last line it wrote
+    to stderr is appended to it (main's import refuses a file of more than 2M JSON values)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(command)}")
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        if os.waitstatus_to_exitcode(status) != 0:
+            errors.seek(0)
+            said = errors.read().decode("utf-8", "replace").strip().splitlines() or ["(nothing)"]
+            if refused is None:
+                sys.exit(f"failed: {' '.join(command)}: {said[-1]}")
+            refused.append(said[0][:160])
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
@@ -154,8 +163,9 @@ def flat_export(args):
             slug = "ls-bench" if name == "this" else f"ls-bench-{name}"
             importing = [sys.executable, "manage.py", "import_annotations", str(source), "--format", "label-studio",
                          "--slug", slug]  # fmt: skip
-            wall, cpu, peak = run_measured_cpu(importing, env, cwd=checkout)
-            rows.append((tasks, f"import ({name})", "label-studio", wall, cpu, peak, ""))
+            refused = []
+            wall, cpu, peak = run_measured_cpu(importing, env, cwd=checkout, refused=refused)
+            rows.append((tasks, f"import ({name})", "label-studio", wall, cpu, peak, " ".join(refused)))
             print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
         for fmt in args.formats.split(","):
             written = {}

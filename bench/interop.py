@@ -45,8 +45,18 @@ WORDS = [
 
 
 def write_export(path, tasks, seed=7):
+    """The export written a task at a time, in the bytes of json.dumps(tasks): the bench's own
+    process stays small, and its children's peak RSS is theirs (a child forked from a large
+    process starts its ru_maxrss at that process's size)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("[")
+        for number, task in enumerate(_tasks(tasks, seed)):
+            handle.write((", " if number else "") + json.dumps(task, ensure_ascii=False))
+        handle.write("]")
+
+
+def _tasks(tasks, seed):
     rng = random.Random(seed)
-    items = []
     for number in range(1, tasks + 1):
         text = " ".join(
             " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14))) + "." for _ in range(12)
@@ -74,8 +84,7 @@ def write_export(path, tasks, seed=7):
         task["predictions"].append({"model_version": "detector-v1", "result": [
             {"id": f"p{number}", "from_name": "label", "to_name": "text", "type": "labels",
              "value": {"start": start, "end": end, "text": text[start:end], "labels": ["CharE"]}}]})  # fmt: skip
-        items.append(task)
-    path.write_text(json.dumps(items, ensure_ascii=False))
+        yield task
 
 
 def main():

@@ -47,14 +47,16 @@ def json_array_items(path, name, problems, *, what="item"):
         return
     with open(path, "rb") as handle:
         try:
-            yield from _told_apart(_ArrayReader(handle, what).items())
+            reader = _ArrayReader(handle, what)
+            yield from _told_apart(reader.elements(), reader)
         except NotReadable as unreadable:
             problems.add(name, unreadable.line, unreadable.message)
 
 
-def _told_apart(items):
+def _told_apart(items, reader):
     """The items with the line of each that starts on a line of its own, else None: an item is
-    held until the next has started (or the array has ended), to know whether they share a line."""
+    held until the next has started (or the array has ended, when `reader` knows whether the
+    whole array stood on one line), to know whether they share a line."""
     held = previous_line = None
     for line, value in items:
         if held is not None:
@@ -63,7 +65,7 @@ def _told_apart(items):
             yield (None if shared else held[0]), held[1]
         held = (line, value)
     if held is not None:
-        shared = held[0] == previous_line or items.one_line
+        shared = held[0] == previous_line or reader.one_line
         yield (None if shared else held[0]), held[1]
 
 
@@ -82,12 +84,9 @@ class _ArrayReader:
         self.index = 0  # of the element being read, for a problem's path
         self.one_line = False  # known once the array has ended: "[" and "]" on one line
 
-    def items(self):
-        return _Items(self)
-
-    # What the items are made of -------------------------------------------------------------
-
     def elements(self):
+        """(line, value) of each element, in the file's order; NotReadable where the file is not
+        a whole JSON array."""
         opening = self._next_character()
         if opening != "[":
             if opening == "":
@@ -147,8 +146,6 @@ class _ArrayReader:
         if self._next_character() != "":
             raise self._invalid("Extra data")
 
-    # The buffer ------------------------------------------------------------------------------
-
     def _next_character(self):
         """The next character that is not white space ("" at the end of the file), not taken."""
         while True:
@@ -193,21 +190,3 @@ class _ArrayReader:
         newline = self.text.rfind("\n", 0, position)
         column = position - newline if newline >= 0 else self.column + position + 1
         return NotReadable(line, f"not JSON we accept: invalid JSON: {message} (column {column})")
-
-
-class _Items:
-    """An iterator of (line, value) that says, once it is spent, whether the array stood on one line."""
-
-    def __init__(self, reader):
-        self.reader = reader
-        self.elements = reader.elements()
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return next(self.elements)
-
-    @property
-    def one_line(self):
-        return self.reader.one_line

@@ -21,10 +21,10 @@ from .importing import (
     STUDY_FIELDS,
     BundleLines,
     annotations_to_write,
-    repeated,
     segment_documents,  # cut as a span study's are, checked alike
     write_study_and_documents,
 )
+from .repeats import repeated
 from .segmenting import SpanOutside
 
 NO_EVALUATORS = (

@@ -11,11 +11,12 @@ from bundles.reading import plain, read_yaml
 
 from .exporting import study_corpus
 from .formats.registry import TRANSLATION, format_module
-from .importing import REPEATS, RETEST, write_corpus_bundle
+from .importing import write_corpus_bundle
 from .mqm import STUDY_FIELDS as MQM_STUDY_FIELDS
 from .mqm import export_mqm, import_mqm
 from .parts import Parts, WholeCorpus
 from .pearmut import import_campaign
+from .repeats import REPEATS, RETEST
 from .reviewing import write_review_bundle
 
 SPAN, REVIEW = "span", "review"

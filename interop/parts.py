@@ -5,7 +5,9 @@ in their order, which are paired, the models, the most people on one document);
 everything else can be written one document at a time. A format that reads its file
 twice (Label Studio: interop/reading.py) gives the facts from a first reading and its
 parts from a second, so that nothing the size of the file is held; any other format's
-corpus, read whole, is one part (`WholeCorpus`).
+corpus, read whole, is one part (`WholeCorpus`). A format module offers the first as
+`read_parts(path, name, problems, **options)`, beside its `read`; the import takes it
+when it is there (services.py).
 
 A part holds its documents and every annotation of them: a person's repeated
 annotations of a document are told apart within the part, and an annotation's

@@ -16,6 +16,7 @@ import random
 import re
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -44,8 +45,18 @@ WORDS = [
 
 
 def write_export(path, tasks, seed=7):
+    """The export written a task at a time, in the bytes of json.dumps(tasks): the bench's own
+    process stays small, and its children's peak RSS is theirs (a child forked from a large
+    process starts its ru_maxrss at that process's size)."""
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write("[")
+        for number, task in enumerate(_tasks(tasks, seed)):
+            handle.write((", " if number else "") + json.dumps(task, ensure_ascii=False))
+        handle.write("]")
+
+
+def _tasks(tasks, seed):
     rng = random.Random(seed)
-    items = []
     for number in range(1, tasks + 1):
         text = " ".join(
             " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14))) + "." for _ in range(12)
@@ -73,17 +84,18 @@ def write_export(path, tasks, seed=7):
         task["predictions"].append({"model_version": "detector-v1", "result": [
             {"id": f"p{number}", "from_name": "label", "to_name": "text", "type": "labels",
              "value": {"start": start, "end": end, "text": text[start:end], "labels": ["CharE"]}}]})  # fmt: skip
-        items.append(task)
-    path.write_text(json.dumps(items, ensure_ascii=False))
+        yield task
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--database-url", default="sqlite:////tmp/falte_bench_interop.sqlite3")
-    parser.add_argument("--sizes", help="e.g. 500,2000,8000: the export's memory at each size (flat_export)")
+    parser.add_argument("--sizes", help="e.g. 500,2000,8000: the import's and export's memory at each size")
     parser.add_argument("--formats", default="label-studio,hf,doccano")
-    parser.add_argument("--reference", help="a checkout whose export runs beside this one's, e.g. /work/main")
+    parser.add_argument(
+        "--reference", help="a checkout whose import and export run beside this one's, e.g. /work/main"
+    )
     args = parser.parse_args()
     if args.sizes:
         flat_export(args)
@@ -114,14 +126,22 @@ def main():
     )
 
 
-def run_measured_cpu(command, env, cwd=ROOT):
-    """Run a command in `cwd`; (wall seconds, CPU seconds, peak RSS in MB) of that process alone (wait4)."""
+def run_measured_cpu(command, env, cwd=ROOT, *, refused=None):
+    """Run a command in `cwd`; (wall seconds, CPU seconds, peak RSS in MB) of that process alone (wait4).
+
+    A command that fails stops the bench, unless `refused` is a list: then the last line it wrote
+    to stderr is appended to it (main's import refuses a file of more than 2M JSON values)."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(command)}")
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        if os.waitstatus_to_exitcode(status) != 0:
+            errors.seek(0)
+            said = errors.read().decode("utf-8", "replace").strip().splitlines() or ["(nothing)"]
+            if refused is None:
+                sys.exit(f"failed: {' '.join(command)}: {said[-1]}")
+            refused.append(said[0][:160])
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
 
@@ -136,8 +156,9 @@ def fresh_database(url):
 
 
 def flat_export(args):
-    """The export's wall, CPU and peak RSS at each size, in each format; with --reference, the same
-    export by another checkout (today's) on the same database, and whether its bytes are the same."""
+    """The import's and the export's wall, CPU and peak RSS at each size (the export in each format);
+    with --reference, the same import and export by another checkout (today's) on the same database,
+    and whether its exported bytes are the same."""
     out = ROOT / "bench" / "out"
     out.mkdir(exist_ok=True)
     checkouts = [("this", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
@@ -147,10 +168,14 @@ def flat_export(args):
         source = out / f"label-studio-{tasks}.json"
         write_export(source, tasks)
         env = fresh_database(args.database_url)
-        importing = [sys.executable, "manage.py", "import_annotations", str(source), "--format", "label-studio",
-                     "--slug", "ls-bench"]  # fmt: skip
-        wall, cpu, peak = run_measured_cpu(importing, env)
-        rows.append((tasks, "import", "label-studio", wall, cpu, peak, ""))
+        for name, checkout in checkouts:  # the reference's import makes a study of its own, not exported
+            slug = "ls-bench" if name == "this" else f"ls-bench-{name}"
+            importing = [sys.executable, "manage.py", "import_annotations", str(source), "--format", "label-studio",
+                         "--slug", slug]  # fmt: skip
+            refused = []
+            wall, cpu, peak = run_measured_cpu(importing, env, cwd=checkout, refused=refused)
+            rows.append((tasks, f"import ({name})", "label-studio", wall, cpu, peak, " ".join(refused)))
+            print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
         for fmt in args.formats.split(","):
             written = {}
             for name, checkout in checkouts:

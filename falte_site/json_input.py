@@ -67,10 +67,12 @@ def parse_json(data, *, max_depth=MAX_DEPTH):
     return value
 
 
-def check_json_value(value, *, max_depth=MAX_DEPTH):
+def check_json_value(value, *, max_depth=MAX_DEPTH, path=()):
     """Raise JSONInputError for NUL or a lone surrogate in any key or text, a number
-    that is not finite, or containers nested more than `max_depth` levels."""
-    _check_value(value, (), max_depth, [0])
+    that is not finite, or containers nested more than `max_depth` levels. `path` is where
+    `value` stands in a larger value read a part at a time (its depth counts, and a problem's
+    path starts with it)."""
+    _check_value(value, tuple(path), max_depth, [0])
     return value
 
 

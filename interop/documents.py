@@ -22,7 +22,7 @@ def texts_of(path, name, fmt):
         corpus = format_module(fmt, reading=True).read(path, name, problems)
     except FormatUnavailable as unavailable:
         raise BundleInvalid([Problem(name, 0, str(unavailable))]) from None
-    segmented = segment_documents(corpus, name, None, problems)
+    segmented = segment_documents(corpus.documents, name, None, problems)
     problems.raise_if_any()
     return [
         (document.line or 0, {"id": document.id, "system": document.system,

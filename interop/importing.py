@@ -3,7 +3,9 @@
 Everything a bundle cannot say is checked here first, against the file's own
 items (a span across a segment border, a link naming no region, a label
 the taxonomy lacks); what the bundle's checks find afterwards is named by the
-file's items too (`BundleLines.translate`).
+file's items too (`BundleLines.translate`). The corpus comes as parts (parts.py): the
+bundle's lines are written a document at a time, and only the whole file's few facts
+(its Survey) and a name for each written line are held.
 
 Every link is imported, as a paired span of its label or as a relation span
 (links.py).
@@ -11,31 +13,23 @@ Every link is imported, as a paired span of its label or as a relation span
 
 import json
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
-from bundles.problems import Problem, located
+from bundles.problems import Problem
 from bundles.reading import plain
 
 from . import corpus as c
 from .categories import LABEL_LENGTH, keys_for
-from .links import RELATION_GROUP, annotation_items, link_plan
+from .links import RELATION_GROUP, annotation_items
+from .repeats import RETEST, named, stored_kinds
 from .segmenting import segment_document
 
 # evaluators.models.key_validator and Evaluator.key's length
 EVALUATOR_KEY, EVALUATOR_KEY_LENGTH = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"), 64
 PLATFORM_OF = {c.MAIN: "import", c.GOLD: "expert", c.MODEL: "model"}
-# What becomes of a person's (or a model's) repeated annotations of one item (docs/interop.md,
-# "Repeated annotations"); nothing is dropped either way.
-RETEST, LATEST = "retest", "latest"
-REPEATS = {
-    RETEST: "the default: a person's later annotations of an item are their retests",
-    LATEST: "the latest is their main annotation, the earlier ones retests",
-}
-STORED_RETEST = "retest"  # Assignment.Kind.RETEST
 STUDY_FIELDS = (
     "title",
     "instructions",
@@ -52,23 +46,24 @@ class BundleLines:
 
     name: str
     settings_file: str
-    documents: dict = field(default_factory=dict)  # documents.jsonl line -> Document
-    assignments: dict = field(default_factory=dict)  # assignments.jsonl line -> Annotation
+    # (the file's line, how the file names the item) of each line of documents.jsonl and
+    # assignments.jsonl, in their order: not the items themselves, which a large file cannot hold.
+    documents: list = field(default_factory=list)
+    assignments: list = field(default_factory=list)
 
     def translate(self, problem):
-        if problem.file == "documents.jsonl" and problem.line in self.documents:
-            item = self.documents[problem.line]
-            return Problem(self.name, item.line, f"{item.item or 'document ' + item.id}: {problem.message}")
-        if problem.file == "assignments.jsonl" and problem.line in self.assignments:
-            item = self.assignments[problem.line]
-            return Problem(self.name, item.line, f"{item.item or 'annotation'}: {problem.message}")
+        for file, written in (("documents.jsonl", self.documents), ("assignments.jsonl", self.assignments)):
+            if problem.file == file and problem.line and 0 < problem.line <= len(written):
+                line, item = written[problem.line - 1]
+                return Problem(self.name, line, f"{item}: {problem.message}")
         # study.yaml was written here: its lines are not the given file's, so the file as a whole.
         return Problem(self.settings_file, 0, problem.message)
 
 
-def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, settings=None, settings_name="",
+def write_corpus_bundle(parts, directory, *, name, fmt, slug, problems, settings=None, settings_name="",
                         sentences_per_segment=None, notes=None, repeats=RETEST):  # fmt: skip
-    """Write `corpus` (read from file `name` in format `fmt`) as a bundle in `directory`.
+    """Write the corpus `parts` (parts.py; read from file `name` in format `fmt`) as a bundle in
+    `directory`, a part at a time.
 
     `settings` is a study.yaml read with bundles.reading.read_yaml (its taxonomy, title,
     instructions, config), or None: a taxonomy of the labels found. Problems are added
@@ -78,18 +73,28 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     could not be, and which repeated annotations became retests (`repeats`: RETEST or LATEST).
     """
     directory = Path(directory)
+    notes = notes if notes is not None else []
+    survey = parts.survey
     lines = BundleLines(name=name, settings_file=settings_name or name)
-    segmented = segment_documents(corpus, name, sentences_per_segment, problems)
-    plan = link_plan(corpus)
     if settings is not None:
-        study, categories, relations = _given_study(settings, corpus, plan, name, settings_name, problems)
+        study, categories, relations = _given_study(settings, survey, name, settings_name, problems)
     else:
-        study, categories, relations = _found_study(corpus, name, plan)
+        study, categories, relations = _found_study(survey, name)
     study = {"slug": slug, "protocol": "span", **study}
     if settings is None:
         study["taxonomy"]["slug"] = slug  # the study's own labels: one taxonomy per study
-    kinds = stored_kinds(corpus.annotations, corpus, repeats, name, notes if notes is not None else [])
-    records = _assignments(corpus, segmented, (categories, relations, plan), kinds, name, problems)
+    taxonomy = (categories, relations, survey.plan)
+    with open(directory / "documents.jsonl", "w", encoding="utf-8") as documents_file, \
+            open(directory / "assignments.jsonl", "w", encoding="utf-8") as assignments_file:  # fmt: skip
+        seen = set()  # the documents of earlier parts, by id: a repeated id is a problem
+        for documents, annotations in parts.parts():
+            segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
+            _write_documents(documents_file, documents, segmented, fmt, lines)
+            kinds = stored_kinds(annotations, documents, repeats, name, notes)
+            for annotation, record in _assignments(documents, annotations, segmented, taxonomy, kinds, name,
+                                                   problems):  # fmt: skip
+                assignments_file.write(json.dumps(record, ensure_ascii=False) + "\n")
+                lines.assignments.append((annotation.line, annotation.item or "annotation"))
     if not categories and settings is None:
         problems.add(
             name,
@@ -99,27 +104,22 @@ def write_corpus_bundle(corpus, directory, *, name, fmt, slug, problems, setting
     if problems:
         return lines
     if "annotators_per_document" not in study:
-        study["annotators_per_document"] = _annotators_per_document(corpus)
-    evaluators = _evaluators(corpus, name, notes if notes is not None else [])
+        study["annotators_per_document"] = survey.annotators_per_document or 3
+    evaluators = _evaluators(survey, name, notes)
     if evaluators:
         study["evaluators"] = evaluators
-    write_study_and_documents(directory, study, corpus, segmented, fmt, lines)
-    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for number, (annotation, record) in enumerate(records, start=1):
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            lines.assignments[number] = annotation
+    write_study(directory, study)
     return lines
 
 
-def _evaluators(corpus, name, notes):
+def _evaluators(survey, name, notes):
     """study.yaml's `evaluators`: one imported evaluator per model whose name is an evaluator key.
 
     Its annotations go in assignments.jsonl as a bundle carries an imported evaluator's
     (evaluators/bundle.py), so the study lists the evaluator and its results as any other.
     """
-    models = list(dict.fromkeys(a.annotator for a in corpus.annotations if a.kind == c.MODEL))
     evaluators = []
-    for model in models:
+    for model in survey.models:
         if EVALUATOR_KEY.match(model) and len(model) <= EVALUATOR_KEY_LENGTH:
             evaluators.append({"key": model, "kind": "import", "description": f"imported from {name}"[:200]})
         else:
@@ -128,33 +128,45 @@ def _evaluators(corpus, name, notes):
     return evaluators
 
 
-def write_study_and_documents(directory, study, corpus, segmented, fmt, lines):
-    """study.yaml and documents.jsonl of the bundle; each document keeps, in its meta, what lies
-    between its segments and the file's own fields, so export gives them back."""
+def write_study(directory, study):
     (directory / "study.yaml").write_text(
         yaml.safe_dump(study, sort_keys=False, allow_unicode=True), encoding="utf-8"
     )
+
+
+def write_study_and_documents(directory, study, corpus, segmented, fmt, lines):
+    """study.yaml and documents.jsonl of the bundle of a corpus read whole."""
+    write_study(directory, study)
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
-        for number, document in enumerate(corpus.documents, start=1):
-            cut = segmented[document.id]
-            record = {
-                "id": document.id, "system": document.system, "segments": cut.segments,
-                "sentences": cut.sentences,
-                "meta": {"interop": {"format": fmt, "separators": cut.separators, "meta": document.meta}},
-            }  # fmt: skip
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            lines.documents[number] = document
+        _write_documents(handle, corpus.documents, segmented, fmt, lines)
 
 
-def segment_documents(corpus, name, sentences_per_segment, problems):
-    """{document id: its segments} of every document of the corpus; a repeated id or an empty text
-    is a problem."""
-    segmented = {}
-    for document in corpus.documents:
+def _write_documents(handle, documents, segmented, fmt, lines):
+    """documents.jsonl's lines of `documents`; each document keeps, in its meta, what lies between
+    its segments and the file's own fields, so export gives them back."""
+    for document in documents:
+        cut = segmented.get(document.id)
+        if cut is None:
+            continue  # its problem is reported, and nothing is imported
+        record = {
+            "id": document.id, "system": document.system, "segments": cut.segments,
+            "sentences": cut.sentences,
+            "meta": {"interop": {"format": fmt, "separators": cut.separators, "meta": document.meta}},
+        }  # fmt: skip
+        handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+        lines.documents.append((document.line, document.item or f"document {document.id}"))
+
+
+def segment_documents(documents, name, sentences_per_segment, problems, *, seen=None):
+    """{document id: its segments} of each of `documents`; a repeated id (among these, or in `seen`,
+    the ids of documents cut before, which this adds to) or an empty text is a problem."""
+    segmented, seen = {}, seen if seen is not None else set()
+    for document in documents:
         where = document.item or f"document {document.id}"
-        if document.id in segmented:
+        if document.id in seen:
             problems.add(name, document.line, f"{where}: document id {document.id!r} is given twice")
             continue
+        seen.add(document.id)
         cut = segment_document(document.text, sentences_per_segment)
         if cut is None:
             problems.add(name, document.line, f"{where}: the text is empty")
@@ -163,13 +175,9 @@ def segment_documents(corpus, name, sentences_per_segment, problems):
     return segmented
 
 
-def _labels_used(corpus):
-    return list(dict.fromkeys([*corpus.labels, *(r.label for a in corpus.annotations for r in a.regions)]))
-
-
-def _found_study(corpus, name, plan):
+def _found_study(survey, name):
     """study.yaml of a taxonomy made of the labels the file uses, in their order, then of its relations."""
-    labels = _labels_used(corpus)
+    labels, plan = survey.labels, survey.plan
     keys = keys_for(labels)
     relation_keys = keys_for(plan.relations, taken=keys.values())
     categories = [
@@ -192,7 +200,7 @@ def _found_study(corpus, name, plan):
     )
 
 
-def _given_study(settings, corpus, plan, name, settings_name, problems):
+def _given_study(settings, survey, name, settings_name, problems):
     """The study settings of a given study.yaml; each label of the file must name one of its categories."""
     raw = plain(settings)
     if raw.get("protocol", "span") != "span":
@@ -213,7 +221,8 @@ def _given_study(settings, corpus, plan, name, settings_name, problems):
         if isinstance(item, dict) and isinstance(item.get("label"), str) and isinstance(item.get("key"), str):
             by_name.setdefault(item["label"], (item["key"], item.get("kind", "singleton")))
     categories = {}
-    for label in _labels_used(corpus):
+    plan = survey.plan
+    for label in survey.labels:
         if label in by_name:
             categories[label] = by_name[label]
         else:
@@ -244,21 +253,10 @@ def _given_study(settings, corpus, plan, name, settings_name, problems):
     return study, categories, relations
 
 
-def _annotators_per_document(corpus):
-    people = Counter(document for document, _ in {(a.document, a.annotator) for a in corpus.annotations
-                                                  if a.kind == c.MAIN})  # fmt: skip
-    return max(people.values(), default=0) or 3
-
-
-def named(annotation):
-    """How a problem or a note names an annotation: by the file's item, else by document and annotator."""
-    return annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
-
-
-def annotations_to_write(corpus, annotations, segmented, name, problems):
-    """(annotation, where) for each of `annotations` whose document was read; an annotation of no
-    document in the file is a problem."""
-    known = {document.id for document in corpus.documents}
+def annotations_to_write(documents, annotations, segmented, name, problems):
+    """(annotation, where) for each of `annotations` whose document (one of `documents`) was read;
+    an annotation of no document in the file is a problem."""
+    known = {document.id for document in documents}
     for annotation in annotations:
         where = named(annotation)
         if annotation.document not in known:
@@ -269,43 +267,10 @@ def annotations_to_write(corpus, annotations, segmented, name, problems):
         yield annotation, where
 
 
-def repeated(annotations):
-    """The groups of two or more annotations of one annotator, of one kind, of one document, each
-    in the file's order: a person's repeated annotations of an item (Label Studio lets a user
-    annotate a task several times)."""
-    groups = {}
-    for annotation in annotations:
-        groups.setdefault((annotation.document, annotation.kind, annotation.annotator), []).append(annotation)
-    return [group for group in groups.values() if len(group) > 1]
-
-
-def stored_kinds(annotations, corpus, repeats, name, notes):
-    """{id(annotation): the assignment kind it is stored as}, for the repeated ones (`repeated`):
-    RETEST keeps the first as the annotator's main (gold, model) annotation and makes each later
-    one a retest of the same worker; LATEST keeps the last as the main one and makes the earlier
-    ones retests. Each retest is said in `notes`, naming the main one."""
-    documents = {document.id: document for document in corpus.documents}
-    kinds = {}
-    for group in repeated(annotations):
-        main = group[0] if repeats == RETEST else group[-1]
-        document = documents.get(group[0].document)
-        of = document.item if document is not None and document.item else f"document {group[0].document!r}"
-        main_named = named(main) + (f" on line {main.line}" if main.line else "")
-        for number, annotation in enumerate(group, start=1):
-            if annotation is main:
-                continue
-            kinds[id(annotation)] = STORED_RETEST
-            notes.append(f"{located(name, annotation.line)}: {named(annotation)}: annotation {number} of {of} by "
-                         f"annotator {annotation.annotator!r}, imported as a retest (repeats={repeats}); their "
-                         f"main one is {main_named}")  # fmt: skip
-    return kinds
-
-
-def _assignments(corpus, segmented, taxonomy, kinds, name, problems):
-    """[(Annotation, assignments.jsonl record)] for every annotation whose document was read, in the
+def _assignments(documents, annotations, segmented, taxonomy, kinds, name, problems):
+    """(Annotation, assignments.jsonl record) for each annotation whose document was read, in the
     file's order; `kinds` (stored_kinds) the repeated ones' kind."""
-    records = []
-    for annotation, where in annotations_to_write(corpus, corpus.annotations, segmented, name, problems):
+    for annotation, where in annotations_to_write(documents, annotations, segmented, name, problems):
         items = annotation_items(annotation, segmented[annotation.document], taxonomy, name, where, problems)
         if items is None:
             continue
@@ -314,5 +279,4 @@ def _assignments(corpus, segmented, taxonomy, kinds, name, problems):
             "platform": PLATFORM_OF[annotation.kind], "kind": kinds.get(id(annotation), annotation.kind),
             "active_seconds": max(0, int(annotation.seconds or 0)), "annotations": items,
         }  # fmt: skip
-        records.append((annotation, record))
-    return records
+        yield annotation, record

@@ -42,27 +42,51 @@ def link_plan(corpus):
     (an evaluator's span of a paired category may lack its pair). Every other link
     is a relation.
     """
-    linked, spoiled, ends = set(), set(), []
+    planning = LinkPlanning()
     for annotation in corpus.annotations:
+        planning.add(annotation)
+    return planning.plan()
+
+
+class LinkPlanning:
+    """link_plan's rule over annotations given one at a time (a file read in parts): it keeps the
+    labels linked and spoiled, and the first link of each relation that may become one, never
+    the annotations themselves."""
+
+    def __init__(self):
+        self.linked, self.spoiled = set(), set()
+        # (relation name, the label of both ends or None when they differ) -> (order, annotation, link)
+        # of its first link: a link between two regions of one label is a relation only if that
+        # label turns out not paired, which only the whole file tells.
+        self.first = {}
+
+    def add(self, annotation):
         label_of = {region.id: region.label for region in annotation.regions if region.id}
         links_of = Counter()
         for link in annotation.links:
             if link.source in label_of and link.target in label_of:
                 links_of.update((link.source, link.target))
-                ends.append((annotation, link, label_of[link.source], label_of[link.target]))
+                source, target = label_of[link.source], label_of[link.target]
+                self.linked.update((source, target))
+                if source != target:
+                    self.spoiled.update((source, target))
+                key = (relation_name(link), source if source == target else None)
+                self.first.setdefault(key, (len(self.first), annotation, link))
         for region in annotation.regions:
             count = links_of[region.id] if region.id else 0
             if count > 1 or (count == 0 and annotation.kind != c.MODEL):
-                spoiled.add(region.label)
-    for _, _, source, target in ends:
-        linked.update((source, target))
-        if source != target:
-            spoiled.update((source, target))
-    plan = LinkPlan(paired_labels=linked - spoiled)
-    for annotation, link, source, target in ends:
-        if not (source == target and source in plan.paired_labels):
-            plan.relations.setdefault(relation_name(link), (annotation, link))
-    return plan
+                self.spoiled.add(region.label)
+
+    def plan(self):
+        plan = LinkPlan(paired_labels=self.linked - self.spoiled)
+        relations = sorted(
+            (order, name, annotation, link)
+            for (name, label), (order, annotation, link) in self.first.items()
+            if label is None or label not in plan.paired_labels
+        )
+        for _, name, annotation, link in relations:
+            plan.relations.setdefault(name, (annotation, link))
+        return plan
 
 
 def annotation_items(annotation, cut, taxonomy, name, where, problems):

@@ -21,10 +21,10 @@ from .importing import (
     STUDY_FIELDS,
     BundleLines,
     annotations_to_write,
-    repeated,
     segment_documents,  # cut as a span study's are, checked alike
     write_study_and_documents,
 )
+from .repeats import repeated
 from .segmenting import SpanOutside
 
 NO_EVALUATORS = (
@@ -72,7 +72,7 @@ def write_review_bundle(corpus, directory, *, name, fmt, slug, problems, notes, 
     if not evaluated:
         problems.add(name, 0, NO_EVALUATORS)
         return lines
-    segmented = segment_documents(corpus, name, sentences_per_segment, problems)
+    segmented = segment_documents(corpus.documents, name, sentences_per_segment, problems)
     study = {"title": f"Review of the evaluators in {name}"[:200]}
     if settings is not None:
         study.update(_given_study(settings, settings_name, problems, notes))
@@ -115,7 +115,7 @@ def _given_study(settings, settings_name, problems, notes):
 def _items(corpus, evaluated, segmented, name, problems):
     """[(Annotation, the region's name, review_items.jsonl record)], in the file's order of regions."""
     items = []
-    for annotation, _ in annotations_to_write(corpus, evaluated, segmented, name, problems):
+    for annotation, _ in annotations_to_write(corpus.documents, evaluated, segmented, name, problems):
         cut = segmented[annotation.document]
         for number, region in enumerate(annotation.regions, start=1):
             item = _region_item(annotation, region, number)

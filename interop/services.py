@@ -11,10 +11,12 @@ from bundles.reading import plain, read_yaml
 
 from .exporting import study_corpus
 from .formats.registry import TRANSLATION, format_module
-from .importing import REPEATS, RETEST, write_corpus_bundle
+from .importing import write_corpus_bundle
 from .mqm import STUDY_FIELDS as MQM_STUDY_FIELDS
 from .mqm import export_mqm, import_mqm
+from .parts import Parts, WholeCorpus
 from .pearmut import import_campaign
+from .repeats import REPEATS, RETEST
 from .reviewing import write_review_bundle
 
 SPAN, REVIEW = "span", "review"
@@ -65,7 +67,11 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
     for key in options:
         if key not in accepted:
             problems.add(name, 0, f"format {fmt!r} has no option {key!r}")
-    corpus = module.read(path, name, problems, **{k: v for k, v in options.items() if k in accepted})
+    reading = {k: v for k, v in options.items() if k in accepted}
+    if into == SPAN and hasattr(module, "read_parts"):  # read twice, a part at a time (parts.py)
+        corpus = module.read_parts(path, name, problems, **reading)
+    else:
+        corpus = module.read(path, name, problems, **reading)
     # In the file's order, whatever the reader's (items of a one-line file, line None, in the reader's).
     problems.items.sort(key=lambda problem: problem.line or 0)
     settings = None
@@ -73,14 +79,16 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
         settings_name = settings_name or Path(settings_path).name
         settings = read_yaml(settings_path, settings_name, problems)
     problems.raise_if_any()
-    notes = list(corpus.notes)
     with tempfile.TemporaryDirectory(prefix="interop-import-") as directory:
         shared = {"name": name, "fmt": fmt, "slug": slug, "problems": problems, "settings": settings,
                   "settings_name": settings_name, "sentences_per_segment": sentences_per_segment}  # fmt: skip
         if into == REVIEW:  # an evaluator's repeated annotations are all reviewed (reviewing.py)
+            notes = list(corpus.notes)
             lines = write_review_bundle(corpus, directory, notes=notes, **shared)
         else:
-            lines = write_corpus_bundle(corpus, directory, notes=notes, repeats=repeats, **shared)
+            parts = corpus if isinstance(corpus, Parts) else WholeCorpus(corpus)
+            notes = list(parts.survey.notes)
+            lines = write_corpus_bundle(parts, directory, notes=notes, repeats=repeats, **shared)
         problems.raise_if_any()
         try:
             result = import_bundle(directory, user=user)

@@ -125,7 +125,7 @@ class _Reading:
         if document is None:
             return
         # An instance annotated twice by one annotator is their repeated annotation, which the import
-        # keeps (interop/importing.py, repeats).
+        # keeps (interop/repeats.py).
         ignored = {id_key, "displayed_text", "span_annotations", "user_id"}
         potato = {
             "shape": "all" if combined else "user",

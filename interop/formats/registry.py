@@ -23,7 +23,7 @@ EXPORT_ONLY = {"hf"}  # Parquet / Hugging Face datasets: written for training, n
 TRANSLATION = {"mqm-tsv": ("title",), "pearmut": ("title",)}
 
 
-# Options of the import itself, which every format takes (interop/importing.py: repeats).
+# Options of the import itself, which every format takes (interop/repeats.py).
 IMPORT_OPTIONS = ("repeats",)
 
 

@@ -94,7 +94,7 @@ class _Reading:
             self.per_user(record["annotations"], document, annotator, doccano, offsets, (line, item, problem))
             return
         # A second line of the same document and annotator is their repeated annotation: the import
-        # keeps it (interop/importing.py, repeats).
+        # keeps it (interop/repeats.py).
         annotation = Annotation(document=document.id, annotator=annotator, meta={"doccano": doccano})
         doccano["shape"] = shape
         if shape == "entities":

@@ -145,7 +145,7 @@ class _Reading:
             problem(f"{item}: annotator_id {annotator!r} names no annotator")
             return
         # A second record of one output by one annotator is their repeated annotation, which the import
-        # keeps (interop/importing.py, repeats).
+        # keeps (interop/repeats.py).
         annotator = str(annotator)
         mode = record_mode(self.campaign, record, metadata)
         kind = MODEL if mode == LLM_EVAL else MAIN

@@ -16,7 +16,7 @@ a problem naming the task, the annotation and the region. Writing always
 counts code points.
 """
 
-from .reading import read
+from .reading import read, read_parts
 from .writing import write
 
-__all__ = ["read", "write"]
+__all__ = ["read", "read_parts", "write"]

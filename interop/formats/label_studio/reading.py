@@ -1,279 +1,201 @@
-"""Reading a Label Studio JSON export into a corpus (the format: __init__.py)."""
+"""Reading a Label Studio JSON export (the format: __init__.py), twice and a task at a time.
 
-import functools
+The first reading checks every task and keeps only what the whole file decides: which
+data field is the text, which offset convention the spans follow (and the problems of
+spans matching neither), and the Survey of interop/parts.py (labels, links, models,
+annotators). The second reading gives each task as a part (a document and its
+annotations, its spans placed by that convention), so an import writes its bundle a
+task at a time and holds nothing the size of the file. `read` gathers the parts into
+one Corpus, for what needs the file whole (a review import, a study's documents step).
+"""
 
-from bundles.problems import located
+from bundles.problems import Problems
 
-from ...corpus import GOLD, MAIN, MODEL, Annotation, Corpus, Document, Link, Region
+from ...corpus import Corpus
+from ...parts import Parts, Surveying
 from ...reading import json_array_items
-from ..offsets import CODE_POINTS, UTF16, Offsets
+from ..offsets import CODE_POINTS, UTF16
+from . import tasks as t
 
 
 def read(path, name, problems, *, text_field=None):
-    tasks = json_array_items(path, name, problems, what="task")
+    tasks = read_parts(path, name, problems, text_field=text_field)
     if tasks is None:
         return Corpus()
-    good = []
-    for line, task in tasks:
-        if not isinstance(task, dict) or not isinstance(task.get("data"), dict):
-            problems.add(name, line, 'a task must be an object with "data": {...}')
-        else:
-            good.append((line, task))
-    field = _text_field(good, text_field, name, problems)
-    if field is None:
-        return Corpus()
-    corpus, spans = Corpus(), []
-    for position, (line, task) in enumerate(good, start=1):
-        document = _document(task, position, field, line)
-        corpus.documents.append(document)
-        for annotation_raw, kind in [*((a, MAIN) for a in _list(task, "annotations")),
-                                     *((p, MODEL) for p in _list(task, "predictions"))]:  # fmt: skip
-            annotation = _annotation(annotation_raw, kind, document, line, name, problems, corpus)
-            if annotation is not None:
-                spans += _results(annotation_raw, annotation, document, name, problems, corpus)
-                corpus.annotations.append(annotation)
-    _place(spans, name, problems, corpus)
+    corpus = Corpus(notes=list(tasks.survey.notes))
+    for documents, annotations in tasks.parts():
+        corpus.documents += documents
+        corpus.annotations += annotations
+    links = (link.label for annotation in corpus.annotations for link in annotation.links if link.label)
+    corpus.link_labels = list(dict.fromkeys(links))
     return corpus
 
 
-def _list(task, key):
-    value = task.get(key) or []
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
-def _text_field(tasks, given, name, problems):
-    """The data field holding each task's text: the given one, or the one string field of every task."""
-    if not tasks:
-        problems.add(name, 0, "no tasks in the file")
+def read_parts(path, name, problems, *, text_field=None):
+    """The export as parts (interop/parts.py) after a first reading of every task; None when that
+    reading found problems (added to `problems`: nothing of the file is to be imported)."""
+    first = _FirstReading(name, text_field)
+    reading = Problems()
+    for line, task in json_array_items(path, name, reading, what="task"):
+        first.task(line, task)
+    if reading:  # a file that cannot be read to its end is that problem alone
+        problems.items += reading.items
         return None
-    if given is not None:
-        lacking = [
-            str(task.get("id", line)) for line, task in tasks if not isinstance(task["data"].get(given), str)
-        ]
-        if lacking:
-            problems.add(name, 0, f"text field {given!r} is not text in tasks {', '.join(lacking[:10])}"
-                                  f"{' ...' if len(lacking) > 10 else ''}")  # fmt: skip
-            return None
-        return given
-    common = None
-    for _, task in tasks:
-        fields = [key for key, value in task["data"].items() if isinstance(value, str)]
-        common = fields if common is None else [key for key in common if key in fields]
-    if not common:
-        problems.add(name, 0, "no field of data is text in every task; name the text field (--text-field)")
+    settled = first.settle(problems)
+    if settled is None:
         return None
-    if len(common) > 1:
-        fitting = {key: _regions_fitting(tasks, key) for key in common}
-        best = max(fitting.values())
-        if best and list(fitting.values()).count(best) == 1:
-            return max(fitting, key=fitting.get)
-        problems.add(name, 0, f"data has {len(common)} fields that are text in every task "
-                              f"({', '.join(common)}); name the one annotated with --text-field")  # fmt: skip
-        return None
-    return common[0]
+    field, convention = settled
+    return _Tasks(path, name, problems, field, convention, first.surveying.survey())
 
 
-def _regions_fitting(tasks, field):
-    """How many labelled regions' value.text is the text of `field` at their offsets (either
-    convention): what tells the annotated field from, say, a title when both are text."""
-    fitting = 0
-    for _, task in tasks:
-        text = task["data"][field]
-        for raw in [*_list(task, "annotations"), *_list(task, "predictions")]:
-            for result in raw.get("result") or []:
-                value = result.get("value") if isinstance(result, dict) else None
-                if not isinstance(value, dict) or not isinstance(value.get("text"), str):
+class _Tasks(Parts):
+    """The second reading: each task as a part, [its document], [its annotations]."""
+
+    def __init__(self, path, name, problems, field, convention, survey):
+        self.path, self.name, self.problems = path, name, problems
+        self.field, self.convention, self.survey = field, convention, survey
+
+    def parts(self):
+        position = 0
+        for line, task in json_array_items(self.path, self.name, self.problems, what="task"):
+            if not t.is_task(task):
+                continue
+            position += 1
+            document = t.document(task, position, self.field, line)
+            # The first reading said every problem and note: none is said twice.
+            annotations, spans = t.annotations(
+                task, document.id, line, self.name, Problems(), [], document.meta
+            )
+            for region, annotation in spans:
+                points, units, as_points, _, utf16 = t.matching(document.text, region)
+                if units and (self.convention == UTF16 or not points):
+                    region.start, region.end = utf16
+                elif not points:
+                    # The file changed since the first reading, which found no such span.
+                    self.problems.add(self.name, line, f"{annotation.item}, region {region.id}: the file changed "
+                                                       "while it was read")  # fmt: skip
                     continue
-                start, end = value.get("start"), value.get("end")
-                if isinstance(start, bool) or not isinstance(start, int) or not isinstance(end, int):
-                    continue
-                units = _from_utf16(text, start, end) if 0 <= start < end else None
-                fitting += text[start:end] == value["text"] or (
-                    units is not None and text[units[0] : units[1]] == value["text"]
-                )
-    return fitting
+                region.text = region.text or as_points
+                annotation.regions.append(region)
+            yield [document], annotations
 
 
-def _document(task, position, field, line):
-    task_id = task.get("id")
-    document_id = str(task_id) if isinstance(task_id, int | str) and str(task_id).strip() else str(position)
-    kept = {"text_field": field, "data": {key: value for key, value in task["data"].items() if key != field}}
-    if task_id is not None:
-        kept["id"] = task_id
-    if task.get("meta"):
-        kept["meta"] = task["meta"]
-    return Document(
-        id=document_id, text=task["data"][field], meta=kept, line=line, item=f"task {document_id}"
-    )
+class _FirstReading:
+    """What the whole file decides, gathered a task at a time; the tasks themselves are not kept."""
 
+    def __init__(self, name, given):
+        self.name, self.given = name, given
+        self.shapes = Problems()  # items that are no task: said first, whatever else is wrong
+        self.problems = Problems()  # of the tasks' annotations, regions and links
+        self.notes = []
+        self.tasks = 0
+        self.common = None  # the data fields that are text in every task so far
+        self.lacking = []  # the ids of tasks whose given text field is no text
+        self.placing = {}  # a field that may be the text field -> _Placing of the spans in it
+        self.surveying = Surveying()
 
-def _annotation(raw, kind, document, line, name, problems, corpus):
-    what = "prediction" if kind == MODEL else "annotation"
-    item = f"{document.item}, {what} {raw.get('id', '?')}"
-    if raw.get("was_cancelled"):
-        corpus.notes.append(f"{located(name, line)}: {item}: cancelled (was_cancelled), not imported")
-        return None
-    if kind == MODEL:
-        annotator = str(raw.get("model_version") or "prediction")
-    else:
-        annotator = _completed_by(raw.get("completed_by"))
-        if annotator is None:
-            problems.add(name, line, f"{item}: completed_by must be a user id or an object with its id")
-            return None
-        if raw.get("ground_truth"):
-            kind = GOLD
-    if not isinstance(raw.get("result", []), list):
-        problems.add(name, line, f"{item}: result must be a list")
-        return None
-    seconds = raw.get("lead_time")
-    meta = {"id": raw["id"]} if "id" in raw else {}
-    return Annotation(
-        document=document.id, annotator=annotator, kind=kind, line=line, item=item, meta=meta,
-        seconds=round(seconds) if isinstance(seconds, int | float) and seconds >= 0 else 0,
-    )  # fmt: skip
-
-
-def _completed_by(value):
-    if isinstance(value, dict):
-        value = value.get("id", value.get("email"))
-    if isinstance(value, bool) or not isinstance(value, int | str) or not str(value).strip():
-        return None
-    return str(value)
-
-
-def _results(raw, annotation, document, name, problems, corpus):
-    """Regions and links of one annotation; returns [(Region, Annotation, Document)] whose offsets _place checks."""
-    spans, skipped = [], {}
-    for result in raw.get("result") or []:
-        kind = result.get("type") if isinstance(result, dict) else None
-        if kind == "labels":
-            region = _region(result, annotation, name, problems)
-            if region is not None:
-                spans.append((region, annotation, document))
-                _remember_names(document, result)
-        elif kind == "relation":
-            link = _link(result, annotation, name, problems)
-            if link is not None:
-                annotation.links.append(link)
-                if link.label and link.label not in corpus.link_labels:
-                    corpus.link_labels.append(link.label)
+    def task(self, line, task):
+        if not t.is_task(task):
+            self.shapes.add(self.name, line, 'a task must be an object with "data": {...}')
+            return
+        self.tasks += 1
+        data = task["data"]
+        if self.given is not None:
+            fields = [self.given] if isinstance(data.get(self.given), str) else []
+            if not fields:
+                self.lacking.append(str(task.get("id", line)) if len(self.lacking) <= 10 else "")
         else:
-            skipped[kind] = skipped.get(kind, 0) + 1
-    for kind, count in skipped.items():
-        corpus.notes.append(
-            f"{located(name, annotation.line)}: {annotation.item}: {count} result(s) of type {kind!r} not imported"
-        )
-    return spans
+            fields = t.text_fields(task)
+            self.common = fields if self.common is None else [key for key in self.common if key in fields]
+            fields = self.common
+            for gone in set(self.placing) - set(fields):
+                del self.placing[gone]
+        identifier = t.document_id(task, self.tasks)
+        annotations, spans = t.annotations(task, identifier, line, self.name, self.problems, self.notes)
+        for field in fields:
+            placing = self.placing.setdefault(field, _Placing())
+            if len(fields) > 1:  # which field the spans fit tells a text field from a title
+                placing.fitting += t.regions_fitting(task, data[field])
+            placing.add(spans, data[field], self.name, line)
+        # The survey takes the regions' labels and ids, which placing them does not change.
+        for region, annotation in spans:
+            annotation.regions.append(region)
+        self.surveying.add(annotations)
+
+    def settle(self, problems):
+        """(the text field, the offset convention); None when the file cannot be imported: then
+        every problem is added to `problems`, else the tasks' problems and the spans' notes."""
+        problems.items += self.shapes.items
+        field = self._text_field(problems)
+        if field is None:
+            return None
+        placing = self.placing[field]
+        problems.items += self.problems.items + placing.problems.items
+        if problems:
+            return None
+        convention = UTF16 if placing.only_units > placing.only_points else CODE_POINTS
+        converted = placing.moved_units_only + (placing.moved_either if convention == UTF16 else 0)
+        if converted:
+            self.notes.append(f"{self.name}:0: {converted} span(s) counted in UTF-16 code units (older Label "
+                              "Studio) were read as such")  # fmt: skip
+        self.surveying.notes = self.notes
+        return field, convention
+
+    def _text_field(self, problems):
+        """The data field holding each task's text: the given one, or the one string field of every
+        task (of several, the one the spans fit best)."""
+        name = self.name
+        if not self.tasks:
+            problems.add(name, 0, "no tasks in the file")
+            return None
+        if self.given is not None:
+            if self.lacking:
+                problems.add(name, 0, f"text field {self.given!r} is not text in tasks {', '.join(self.lacking[:10])}"
+                                      f"{' ...' if len(self.lacking) > 10 else ''}")  # fmt: skip
+                return None
+            return self.given
+        common = self.common
+        if not common:
+            problems.add(
+                name, 0, "no field of data is text in every task; name the text field (--text-field)"
+            )
+            return None
+        if len(common) > 1:
+            fitting = {key: self.placing[key].fitting for key in common}
+            best = max(fitting.values())
+            if best and list(fitting.values()).count(best) == 1:
+                return max(fitting, key=fitting.get)
+            problems.add(name, 0, f"data has {len(common)} fields that are text in every task "
+                                  f"({', '.join(common)}); name the one annotated with --text-field")  # fmt: skip
+            return None
+        return common[0]
 
 
-def _remember_names(document, result):
-    """The labelling config's tag names, so that writing back gives the same from_name and to_name."""
-    for key in ("from_name", "to_name"):
-        if isinstance(result.get(key), str):
-            document.meta.setdefault(key, result[key])
+class _Placing:
+    """How the spans match their value.text in one text field, over the whole file: what decides
+    the convention (module docstring of __init__.py), and the spans that match neither."""
 
+    def __init__(self):
+        self.fitting = 0
+        self.only_units = self.only_points = 0
+        self.moved_units_only = self.moved_either = 0  # spans whose UTF-16 offsets are not their code points
+        self.problems = Problems()
 
-def _region(result, annotation, name, problems):
-    value = result.get("value")
-    where = f"{annotation.item}, region {result.get('id', '?')}"
-    if not isinstance(value, dict):
-        problems.add(name, annotation.line, f"{where}: value must be an object")
-        return None
-    start, end, labels, text = value.get("start"), value.get("end"), value.get("labels"), value.get("text")
-    if any(isinstance(n, bool) or not isinstance(n, int) for n in (start, end)) or not 0 <= start < end:
-        problems.add(
-            name, annotation.line, f"{where}: value.start and value.end must be whole numbers, start < end"
-        )
-        return None
-    if (
-        not isinstance(labels, list)
-        or len(labels) != 1
-        or not isinstance(labels[0], str)
-        or not labels[0].strip()
-    ):
-        problems.add(
-            name, annotation.line, f"{where}: value.labels must name exactly one label, not {labels!r}"
-        )
-        return None
-    if text is not None and not isinstance(text, str):
-        problems.add(name, annotation.line, f"{where}: value.text must be text")
-        return None
-    note = ""
-    meta = result.get("meta")
-    if isinstance(meta, dict) and isinstance(meta.get("text"), list):
-        note = "\n".join(part for part in meta["text"] if isinstance(part, str))
-    region_id = str(result.get("id", ""))
-    return Region(start=start, end=end, label=labels[0], text=text or "", id=region_id, note=note)
-
-
-def _link(result, annotation, name, problems):
-    labels = result.get("labels") or []
-    where = f"{annotation.item}, relation {result.get('from_id')} -> {result.get('to_id')}"
-    if not isinstance(labels, list) or len(labels) > 1 or not all(isinstance(label, str) for label in labels):
-        problems.add(
-            name, annotation.line, f"{where}: labels must be a list of at most one label, not {labels!r}"
-        )
-        return None
-    direction = result.get("direction", "right")
-    if direction not in ("right", "left", "bi"):
-        problems.add(
-            name, annotation.line, f"{where}: direction must be right, left or bi, not {direction!r}"
-        )
-        return None
-    return Link(source=str(result.get("from_id")), target=str(result.get("to_id")),
-                label=labels[0] if labels else "", meta={"direction": direction})  # fmt: skip
-
-
-def _place(spans, name, problems, corpus):
-    """Take each span's offsets by the convention its value.text matches (module docstring)."""
-    matches = []
-    for region, _annotation, document in spans:
-        text, given = document.text, region.text
-        utf16 = _from_utf16(text, region.start, region.end)
-        as_points = text[region.start : region.end] if region.end <= len(text) else None
-        as_units = text[utf16[0] : utf16[1]] if utf16 else None
-        matches.append((as_points == given if given else as_points is not None, as_units == given if given else False,
-                        as_points, as_units, utf16))  # fmt: skip
-    only_units = sum(1 for points, units, *_ in matches if units and not points)
-    only_points = sum(1 for points, units, *_ in matches if points and not units)
-    convention = UTF16 if only_units > only_points else CODE_POINTS
-    converted = 0
-    for (region, annotation, document), (points, units, as_points, as_units, utf16) in zip(
-        spans, matches, strict=True
-    ):
-        if units and (convention == UTF16 or not points):
-            if (region.start, region.end) != utf16:
-                converted += 1
-            region.start, region.end = utf16
-        elif not points and not region.text:
-            problems.add(name, annotation.line,
-                         f"{annotation.item}, region {region.id}: [{region.start}, {region.end}) is outside the "
-                         f"task's text ({len(document.text)} characters)")  # fmt: skip
-            continue
-        elif not points:
-            problems.add(name, annotation.line,
-                         f"{annotation.item}, region {region.id}: value.text {region.text!r} is not the text at "
-                         f"[{region.start}, {region.end}) counted in code points ({as_points!r}) nor in UTF-16 "
-                         f"code units ({as_units!r})")  # fmt: skip
-            continue
-        region.text = region.text or as_points
-        annotation.regions.append(region)
-    if converted:
-        corpus.notes.append(f"{name}:0: {converted} span(s) counted in UTF-16 code units (older Label Studio) "
-                            "were read as such")  # fmt: skip
-
-
-@functools.lru_cache(maxsize=8)
-def _utf16(text):
-    """One text's UTF-16 offsets, once per text: a task's regions are checked one after another."""
-    return Offsets(text, UTF16)
-
-
-def _from_utf16(text, start, end):
-    """The code-point offsets of UTF-16 offsets [start, end), or None when one falls inside a
-    character or past the text."""
-    offsets = _utf16(text)
-    first, last = offsets.to_code_points(start), offsets.to_code_points(end)
-    if first is None or last is None or last > len(text):
-        return None
-    return first, last
+    def add(self, spans, text, name, line):
+        for region, annotation in spans:
+            points, units, as_points, as_units, utf16 = t.matching(text, region)
+            self.only_units += units and not points
+            self.only_points += points and not units
+            moved = units and (region.start, region.end) != utf16
+            self.moved_units_only += moved and not points
+            self.moved_either += moved and points
+            if points or units:
+                continue
+            where = f"{annotation.item}, region {region.id}"
+            if not region.text:
+                self.problems.add(name, line, f"{where}: [{region.start}, {region.end}) is outside the task's text "
+                                              f"({len(text)} characters)")  # fmt: skip
+            else:
+                self.problems.add(name, line, f"{where}: value.text {region.text!r} is not the text at "
+                                              f"[{region.start}, {region.end}) counted in code points ({as_points!r}) "
+                                              f"nor in UTF-16 code units ({as_units!r})")  # fmt: skip

@@ -53,3 +53,14 @@ def test_an_answer_after_submit_is_409(client, assignment):
         ].status_code
         == 409
     )
+
+
+def test_a_submit_reads_the_items_and_answers_before_storing_the_status(client, assignment):
+    """A review's required answers sit in each answer's JSON, so its check of what is left stays
+    Python before the UPDATE (docs/decisions.md): BEGIN, the locking SELECT, the answers, the
+    items, the UPDATE, COMMIT."""
+    for item in ReviewItem.objects.filter(document=assignment.document):
+        sent(client, "post", "task-api-answers", assignment, {"item": item.pk, "answers": GOOD})
+    response, statements = sent(client, "post", "task-api-submit", assignment)
+    assert response.status_code == 200 and response.json()["status"] == "submitted"
+    assert len(statements) <= 6 and one_transaction(statements), "\n".join(statements)

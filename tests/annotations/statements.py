@@ -23,3 +23,13 @@ def sent(client, method, name, assignment, body=None, *args):
 def one_transaction(statements):
     """True when the statements are one transaction: its BEGIN first and its COMMIT last."""
     return statements[0].startswith("SAVEPOINT") and statements[-1].startswith("RELEASE SAVEPOINT")
+
+
+def refused_submit(client, assignment):
+    """The error of a submit refused with 400, having checked that it left the assignment unsubmitted
+    and without a completion code."""
+    response = sent(client, "post", "task-api-submit", assignment)[0]
+    assert response.status_code == 400, response.content
+    stored = type(assignment).objects.get(pk=assignment.pk)
+    assert stored.status != "submitted" and not stored.completion_code
+    return response.json()["error"]

@@ -5,7 +5,7 @@ import pytest
 
 from annotations.models import Assignment
 from protocols.pairwise.models import PairwiseChoice
-from tests.annotations.statements import one_transaction, sent
+from tests.annotations.statements import one_transaction, refused_submit, sent
 from tests.pairwise.bundles import import_pairwise, pair_assignment
 
 pytestmark = pytest.mark.django_db
@@ -54,13 +54,7 @@ def test_a_submit_with_a_pair_left_says_how_many_and_changes_nothing(client, tmp
     assignment = pair_assignment(import_pairwise(tmp_path))
     choose_all(client, assignment)
     PairwiseChoice.objects.filter(assignment=assignment, position=assignment.items[0]["position"]).delete()
-    response = sent(client, "post", "task-api-submit", assignment)[0]
-    assert (
-        response.status_code == 400
-        and response.json()["error"] == "choose in every pair before submitting (1 left)"
-    )
-    stored = Assignment.objects.get(pk=assignment.pk)
-    assert stored.status == Assignment.Status.IN_PROGRESS and not stored.completion_code
+    assert refused_submit(client, assignment) == "choose in every pair before submitting (1 left)"
 
 
 def test_a_tie_chosen_before_the_study_stopped_allowing_them_blocks_the_submit(client, tmp_path):
@@ -69,9 +63,6 @@ def test_a_tie_chosen_before_the_study_stopped_allowing_them_blocks_the_submit(c
     choose_all(client, assignment, choice="tie")
     study.config = {**study.config, "allow_ties": False}
     study.save(update_fields=["config"])
-    response = sent(client, "post", "task-api-submit", assignment)[0]
-    assert response.status_code == 400
-    assert response.json()["error"] == (
+    assert refused_submit(client, assignment) == (
         f"this study no longer allows ties: choose A or B in every pair before submitting ({len(assignment.items)} left)"
     )
-    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.IN_PROGRESS

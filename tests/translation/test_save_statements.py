@@ -12,7 +12,7 @@ import pytest
 
 from annotations.models import Assignment
 from protocols.translation.models import SegmentScore, TranslationError
-from tests.annotations.statements import one_transaction, sent
+from tests.annotations.statements import one_transaction, refused_submit, sent
 from tests.factories import AssignmentFactory
 from tests.translation.studies import make_translation_study
 
@@ -188,9 +188,4 @@ def test_an_esa_submit_with_a_segment_unscored_says_so_and_changes_nothing(clien
     assignment = assignment_of(make_translation_study("esa", taxonomy=None))
     read_to_the_end(client, assignment, score=50)
     SegmentScore.objects.filter(segment__index=2).delete()
-    response = sent(client, "post", SUBMIT, assignment)[0]
-    assert (
-        response.status_code == 400
-        and response.json()["error"] == "score every segment before submitting (1 left)"
-    )
-    assert Assignment.objects.get(pk=assignment.pk).status == Assignment.Status.IN_PROGRESS
+    assert refused_submit(client, assignment) == "score every segment before submitting (1 left)"

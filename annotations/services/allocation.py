@@ -19,6 +19,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
+from annotations.services.blocks import study_blocks
 from annotations.signals import study_stopped
 from reports.metrics.allocation import doubt_from_sums, next_pair, pair_sums
 from reports.metrics.ranking import adjacent_separation, rank_systems
@@ -54,34 +55,54 @@ def cell_item(pk, input_id):
     return input_id or f"#{pk}"
 
 
+def is_block_study(study):
+    return protocols.of(study).works_on == "block"
+
+
+def main_work(study):
+    """The study's main assignments that count as ratings: one per main document, or, in a block
+    study (Likert, BWS, pairwise), one per worker and block."""
+    main = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
+    if is_block_study(study):
+        return main.filter(document__isnull=True)
+    return main.filter(document__kind=Document.Kind.MAIN)
+
+
 def study_cells(study):
     documents = list(
-        study.documents.filter(kind=Document.Kind.MAIN).with_text().values_list("id", "input_id", "system")
+        study.documents.filter(kind=Document.Kind.MAIN)
+        .with_text()
+        .values_list("id", "input_id", "system", "block")
     )
-    systems = sorted({system for _id, _item, system in documents})
-    items = sorted({cell_item(pk, item) for pk, item, _system in documents})
+    systems = sorted({system for _id, _item, system, _block in documents})
+    items = sorted({cell_item(pk, item) for pk, item, _system, _block in documents})
     column = {system: n for n, system in enumerate(systems)}
     row = {item: n for n, item in enumerate(items)}
-    cell_of = {pk: (row[cell_item(pk, item)], column[system]) for pk, item, system in documents}
+    cell_of = {pk: (row[cell_item(pk, item)], column[system]) for pk, item, system, _block in documents}
+    in_block = {}
+    for pk, _item, _system, block in documents:
+        if block:
+            in_block.setdefault(block, []).append(cell_of[pk])
     shape = (len(items), len(systems))
     planned, scored, held = np.zeros(shape, bool), np.zeros(shape, bool), np.zeros(shape, bool)
     scores = np.full(shape, np.nan)
     for cell in cell_of.values():
         planned[cell] = True
     counts = (
-        Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
+        main_work(study)
         .filter(status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED))
-        .values_list("document_id", "status")
+        .values_list("document_id", "block", "status")
         .annotate(n=Count("pk"))
     )
     ratings = open_places = 0
-    for document_id, status, n in counts:
+    for document_id, block, status, n in counts:
         if status == Assignment.Status.SUBMITTED:
             ratings += n
         else:
             open_places += n
-            if document_id in cell_of:
-                held[cell_of[document_id]] = True
+            # A place on a block holds every output of the block.
+            for cell in [cell_of[document_id]] if document_id in cell_of else in_block.get(block, ()):
+                held[cell] = True
     by_system = {}
     for document_id, score in protocols.of(study).allocation_scores(study).items():
         if document_id in cell_of and score is not None:
@@ -112,6 +133,18 @@ def doubtful_pairs(doubt, settled):
     return [(a, b, value) for value, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))]
 
 
+def pair_doubt(study, systems, ratings):
+    """order_doubt of every pair of `systems` (the study's, sorted), from the pair sums the latest
+    submit stored (AllocationRecord.sums): a join reads a few systems-by-systems matrices, not the
+    study's scores. Sums stored after another number of ratings than `ratings` (none stored yet,
+    ratings imported in bulk, submits while the study was uniform) are not used: the grid is
+    read, as a submit does."""
+    sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
+    if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
+        sums = cells_sums(study_cells(study))
+    return doubt_from_sums(sums)
+
+
 def choose_document(study, free, active, layout, ratings):
     """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
     policy gives next, or None to keep the fill order (the ranking is settled, or none of the
@@ -122,20 +155,14 @@ def choose_document(study, free, active, layout, ratings):
     pair's other system was already rated on or is held on (a paired comparison), then any.
     `active` counts each document's annotators (open or submitted); `layout` maps every main
     document to its (item, system); `ratings` counts the submitted main assignments. The ratings
-    enter through the pair sums the latest submit stored (AllocationRecord.sums): a join reads a
-    few systems-by-systems matrices, not the study's scores. Sums stored after another number
-    of ratings (none stored yet, ratings imported in bulk, submits while the study was uniform)
-    are not used: the grid is read, as a submit does.
+    enter through pair_doubt.
     """
     settings = allocation_settings(study)
     systems = sorted({system for _item, system in layout.values()})
-    sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
-    if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
-        sums = cells_sums(study_cells(study))
     column = {system: n for n, system in enumerate(systems)}
     document_of = {cell: pk for pk, cell in layout.items()}
     place = {pk: n for n, pk in enumerate(free)}
-    for a, b, _doubt in doubtful_pairs(doubt_from_sums(sums), settings.settled):
+    for a, b, _doubt in doubtful_pairs(pair_doubt(study, systems, ratings), settings.settled):
         candidates = [pk for pk in free if pk in layout and column[layout[pk][1]] in (a, b)]
         if candidates:
 
@@ -154,10 +181,7 @@ def budget_refusal(study):
     settings = allocation_settings(study)
     if settings.budget is None or BUDGET not in settings.stop_when:
         return None
-    taken = Assignment.objects.filter(
-        study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN,
-        status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED),
-    ).count()  # fmt: skip
+    taken = main_work(study).filter(status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED)).count()
     if taken >= settings.budget:
         return "The study has all the ratings it planned; the last ones are being done. Thank you!"
     return None
@@ -267,6 +291,11 @@ def study_stop(*, study, rule, note, now=None):
     study_stopped.send(sender=Study, study=study, rule=rule, note=note)
 
 
+def planned_places(study, cells):
+    """Main documents, or in a block study blocks: what a rating is a rating of."""
+    return len(study_blocks(study)) if is_block_study(study) else int(cells.planned.sum())
+
+
 def allocation_status(study):
     """What the console's Run tab shows of an allocating study, or None for one without
     config.allocation: ratings spent of the plan and budget, pairs settled, the pair most in
@@ -283,7 +312,7 @@ def allocation_status(study):
     return {
         "settings": settings,
         "ratings": cells.ratings,
-        "planned": int(cells.planned.sum()) * study.annotators_per_document,
+        "planned": planned_places(study, cells) * study.annotators_per_document,
         "open_places": cells.open_places,
         "pairs": len(pairs),
         "pairs_settled": sum(1 for value, _a, _b in pairs if value <= settings.settled),

@@ -47,6 +47,9 @@ class PairwiseProtocol(Protocol):
     def block_items(self, study, block, rng):
         return blocks.pairwise_items(study, block, rng)
 
+    def allocation_scores(self, study):
+        return selectors.document_win_shares(study)
+
     def report(self, study, progress):
         return report.study_report(study, progress)
 

@@ -61,6 +61,9 @@ class LikertProtocol(RatingProtocol):
     def block_items(self, study, block, rng):
         return blocks.likert_items(study, block, rng)
 
+    def allocation_scores(self, study):
+        return selectors.likert_document_scores(study)
+
     def export_columns(self, study):
         return exports.LIKERT_COLUMNS
 
@@ -81,6 +84,9 @@ class BestWorstProtocol(RatingProtocol):
 
     def block_items(self, study, block, rng):
         return blocks.bws_items(study, block, rng)
+
+    def allocation_scores(self, study):
+        return selectors.bws_document_scores(study)
 
     def export_columns(self, study):
         return exports.BWS_COLUMNS

@@ -21,7 +21,7 @@ from django.utils import timezone
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.services.blocks import study_blocks
 from annotations.signals import study_stopped
-from reports.metrics.allocation import doubt_from_sums, next_pair, pair_sums
+from reports.metrics.allocation import doubt_from_sums, pair_sums
 from reports.metrics.ranking import adjacent_separation, rank_systems
 from studies import protocols
 from studies.allocation import BUDGET, RANKING_RULES, SEPARATED, SETTLED, UNCHANGED, allocation_settings
@@ -44,15 +44,19 @@ class Cells:
     ratings: int = 0  # submitted main assignments on main documents
     open_places: int = 0
     by_system: dict = field(default_factory=dict)  # {system: {item: score}} of the scored cells
+    judged_together: bool = False  # Protocol.allocation_judged_together: items are inputs in a block
 
     @property
     def bought(self):
         return self.scored | self.held
 
 
-def cell_item(pk, input_id):
-    """A document's item (row of the grid): its input_id; a document without one is an item alone."""
-    return input_id or f"#{pk}"
+def cell_item(pk, input_id, block=None):
+    """A document's item (row of the grid): its input_id; a document without one is an item alone.
+    With `block` (scores judged together: Protocol.allocation_judged_together), the input within
+    that block."""
+    item = input_id or f"#{pk}"
+    return f"{block}/{item}" if block is not None else item
 
 
 def is_block_study(study):
@@ -69,16 +73,18 @@ def main_work(study):
 
 
 def study_cells(study):
-    documents = list(
-        study.documents.filter(kind=Document.Kind.MAIN)
+    together = protocols.of(study).allocation_judged_together
+    documents = [
+        (pk, cell_item(pk, item, block if together else None), system, block)
+        for pk, item, system, block in study.documents.filter(kind=Document.Kind.MAIN)
         .with_text()
         .values_list("id", "input_id", "system", "block")
-    )
+    ]
     systems = sorted({system for _id, _item, system, _block in documents})
-    items = sorted({cell_item(pk, item) for pk, item, _system, _block in documents})
+    items = sorted({item for _pk, item, _system, _block in documents})
     column = {system: n for n, system in enumerate(systems)}
     row = {item: n for n, item in enumerate(items)}
-    cell_of = {pk: (row[cell_item(pk, item)], column[system]) for pk, item, system, _block in documents}
+    cell_of = {pk: (row[item], column[system]) for pk, item, system, _block in documents}
     in_block = {}
     for pk, _item, _system, block in documents:
         if block:
@@ -110,14 +116,19 @@ def study_cells(study):
             scored[r, c], scores[r, c] = True, score
             by_system.setdefault(systems[c], {})[items[r]] = score
     held &= ~scored
-    return Cells(systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system)
+    return Cells(
+        systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system, together
+    )
 
 
 def cells_sums(cells):
     """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums,
     with the systems and the number of ratings they were computed from."""
     sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
-    return {"systems": cells.systems, "ratings": cells.ratings, **{k: v.tolist() for k, v in sums.items()}}
+    return {
+        "systems": cells.systems, "ratings": cells.ratings, "judged_together": cells.judged_together,
+        **{k: v.tolist() for k, v in sums.items()},
+    }  # fmt: skip
 
 
 def _doubt(cells):
@@ -219,10 +230,12 @@ def stop_due(study, cells, record):
     settings = allocation_settings(study)
     if BUDGET in settings.stop_when and settings.budget is not None and cells.ratings >= settings.budget:
         return BUDGET, f"the budget of {settings.budget} ratings is spent"
-    if SETTLED in settings.stop_when and cells.ratings and len(cells.systems) >= 2 and (
-        next_pair(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned,
-                  np.random.default_rng(0), settled=settings.settled) is None
-    ):  # fmt: skip
+    if (
+        SETTLED in settings.stop_when
+        and cells.ratings
+        and len(cells.systems) >= 2
+        and not doubtful_pairs(_doubt(cells), settings.settled)
+    ):
         return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
     state = record.clusters or {}
     current = state.get("ratings") == cells.ratings  # noted after this very rating

@@ -50,6 +50,9 @@ class PairwiseProtocol(Protocol):
     def allocation_scores(self, study):
         return selectors.document_win_shares(study)
 
+    # A win is against the pair's other output only.
+    allocation_judged_together = True
+
     def report(self, study, progress):
         return report.study_report(study, progress)
 

@@ -88,6 +88,9 @@ class BestWorstProtocol(RatingProtocol):
     def allocation_scores(self, study):
         return selectors.bws_document_scores(study)
 
+    # Best and worst of a tuple say nothing of an output judged in another tuple.
+    allocation_judged_together = True
+
     def export_columns(self, study):
         return exports.BWS_COLUMNS
 

@@ -8,10 +8,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import StudyMembership
+from accounts.models import StudyMembership, Worker
 from annotations.models import AllocationRecord, Assignment
 from annotations.services import JoinRefused, assignment_join
 from annotations.services.allocation import allocation_status
+from annotations.services.blocks import block_assignment_create
 from studies.config import config_problems
 from studies.models import Study
 from tests.annotations.block_studies import (
@@ -160,3 +161,22 @@ def test_the_console_warns_when_the_blocks_give_the_policy_nothing_to_steer(tmp_
     assert "every block holds the same systems" in saved
     study.refresh_from_db()
     assert study.config["allocation"]["policy"] == "uncertain"
+
+
+@pytest.mark.parametrize("protocol", ["bws", "pairwise"])
+def test_two_systems_never_judged_together_are_not_settled_by_their_own_scores(tmp_path, protocol):
+    study = import_block_study(
+        tmp_path,
+        protocol,
+        documents=pair_documents(12),
+        allocation={"policy": "uncertain", "stop_when": ["settled"]},
+    ).study
+    # sysA beat sysC and sysD, and sysB lost to them, but sysA never met sysB (nor sysC sysD).
+    for block in ("in01-AC", "in01-BD", "in02-AD", "in02-BC", "in04-AC", "in04-BD", "in05-AD", "in05-BC"):
+        rate_block(
+            block_assignment_create(study=study, worker=Worker.objects.create(external_id=block), block=block)
+        )
+    status = allocation_status(study)
+    assert (status["pairs_settled"], status["pairs"]) == (4, 6)
+    assert status["most_doubtful"][:2] == ("sysA", "sysB")
+    assert systems_of(join(study, "w0")) == {"sysA", "sysB"}

@@ -325,6 +325,7 @@ def allocation_status(study):
     return {
         "settings": settings,
         "ratings": cells.ratings,
+        "unit": "blocks" if is_block_study(study) else "ratings",
         "planned": planned_places(study, cells) * study.annotators_per_document,
         "open_places": cells.open_places,
         "pairs": len(pairs),

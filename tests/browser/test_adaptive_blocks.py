@@ -105,5 +105,6 @@ def test_a_pairwise_study_spends_its_blocks_on_the_close_pair_and_stops_by_itsel
     expect(researcher.locator("#stopped-rule")).to_contain_text("Stopped by itself")
     expect(researcher.locator("#stopped-rule")).to_contain_text("settled")
     expect(researcher.locator("#ratings-spent")).to_contain_text(f"{len(done)} of {BLOCKS} planned")
+    expect(researcher.locator("dt", has_text="Blocks rated")).to_be_visible()
     expect(researcher.locator("#pairs-settled")).to_contain_text("6 of 6")
     assert_accessible(researcher)

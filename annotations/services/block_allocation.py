@@ -7,11 +7,11 @@ inputs by systems), a cell being one output's score so far (Protocol.allocation_
 Likert rating, its best-minus-worst score, its share of pairwise wins). A block *covers* a pair
 of systems when it holds an output of each for the same input: rating the block compares the two
 on that input, as order_doubt compares them (paired), and a pairwise block's pairs are made per
-input; failing such a block, in a Likert study, one that holds one system of the pair on an input
+input. Failing such a block, in a Likert study, one that holds one system of the pair on an input
 whose other output is in a block under way (BWS and pairwise scores are relative to the outputs
-judged together: Protocol.allocation_judged_together). Blocks that cover the same pairs tie, and the fill order decides, so a
-study whose blocks all hold every system is allocated as uniform (studies/allocation.steers_nothing
-warns of it).
+judged together, Protocol.allocation_judged_together, so they compare only within a block).
+Blocks that cover the same pairs tie and the fill order decides, so a study whose blocks all hold
+every system is allocated as uniform (studies/allocation.steers_nothing warns of it).
 
 Runs under the study's row lock (the join's), as the DA/ESA choice does.
 """
@@ -55,8 +55,9 @@ def choose_block(study, free, active, ratings):
     For the pair most in doubt that a free block can help: the blocks that compare the two on an
     input, or else (Likert: a score is the output's own, not relative to the block's others) the
     blocks that hold one of the two on an input whose other output is in a block under way (rated
-    or held: together they compare the pair, as DA pairs a cell with its partner). Among those, the block covering the most doubt (summed over the doubtful pairs it
-    compares), then the fill order: the fewest active annotators (`active`, open or submitted),
+    or held: together they compare the pair, as DA pairs a cell with its partner). Among those,
+    the block covering the most doubt (summed over the doubtful pairs it compares), then the
+    fill order: the fewest active annotators (`active`, open or submitted),
     the first in bundle order. A block under way is not preferred, unlike a DA document: a close
     pair learns more from a new input than from another worker on the same one, and blocks that
     tie on doubt are then taken exactly as uniform takes them. `ratings` counts the submitted

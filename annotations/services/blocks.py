@@ -70,12 +70,6 @@ def fill_order(free, active):
     return min(free, key=lambda b: active[b]) if free else None
 
 
-def next_block(study, worker):
-    """The block with the fewest active annotators below K that the worker never had."""
-    free, active, _ratings = free_blocks(study, worker)
-    return fill_order(free, active)
-
-
 # No savepoint: only the submit calls it, inside its transaction, and a failure fails the submit.
 @transaction.atomic(savepoint=False)
 def retest_schedule(*, assignment):

@@ -4,6 +4,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from studies import protocols
+from studies.allocation import allocation_settings, steers_nothing
+from studies.models import Document
 
 from .document_checks import check_documents, documents_again
 from .problems import Problems
@@ -84,6 +86,8 @@ def import_bundle(directory, *, locate=False, user=None):
             documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
             broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
         work = protocol.bundle_check(directory, spec, documents, broken, locate, problems, texts=texts)
+        if known and protocol.works_on == "block":
+            _warn_of_nothing_to_steer(spec, documents, problems)
     finally:
         if texts is not None:
             texts.close()
@@ -104,6 +108,19 @@ def import_bundle(directory, *, locate=False, user=None):
         located=work.located.asked if work.located else 0,
         warnings=problems.warnings,
     )
+
+
+def _warn_of_nothing_to_steer(spec, documents, problems):
+    """A block study allocating `uncertain` whose blocks all hold the same systems is allocated as
+    uniform: worth a warning, not a refusal (studies/allocation.steers_nothing)."""
+    if not allocation_settings(spec).adaptive:
+        return
+    systems_by_block = {}
+    for document in documents:
+        if document.block and document.kind == Document.Kind.MAIN:
+            systems_by_block.setdefault(document.block, set()).add(document.system)
+    if (warning := steers_nothing(systems_by_block)) is not None:
+        problems.warn("study.yaml", 0, warning)
 
 
 def import_documents(study, path, name):

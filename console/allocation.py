@@ -1,9 +1,10 @@
 """The console's allocation settings (config.allocation, studies/allocation.py): a form on the
-Design tab, for a study whose protocol offers the option (DA, ESA)."""
+Design tab, for a study whose protocol offers the option (DA, ESA, Likert, BWS, pairwise)."""
 
 from django import forms
 from django.db import transaction
 
+from annotations.services.block_allocation import study_steers_nothing
 from studies import protocols
 from studies.allocation import (
     DEFAULT_SETTLED,
@@ -22,8 +23,11 @@ RULE_LABELS = {
     "budget": "the budget of ratings is spent",
 }
 POLICY_LABELS = {
-    "uniform": "Uniform: every document gets its annotators, in bundle order",
-    "uncertain": "Uncertain: the next document goes to the pair of systems whose order is least certain",
+    "uniform": "Uniform: every document (or block) gets its annotators, in bundle order",
+    "uncertain": (
+        "Uncertain: the next document (in a block study: the next block) goes to the pair of systems "
+        "whose order is least certain"
+    ),
 }
 
 
@@ -44,7 +48,12 @@ class AllocationForm(forms.Form):
         choices=[(rule, RULE_LABELS[rule]) for rule in STOP_RULES],
     )  # fmt: skip
     unchanged_for = forms.IntegerField(min_value=1, max_value=100_000, label="K (ratings)")
-    budget = forms.IntegerField(min_value=1, max_value=10_000_000, required=False, label="Budget (ratings)")
+    budget = forms.IntegerField(
+        min_value=1,
+        max_value=10_000_000,
+        required=False,
+        label="Budget (ratings; in a block study, blocks rated)",
+    )
 
     def __init__(self, study, *args, **kwargs):
         settings = allocation_settings(study)
@@ -71,6 +80,14 @@ class AllocationForm(forms.Form):
         for problem in config_problems(config, protocol=self.study.protocol):
             self.add_error(None, str(problem))
         return cleaned
+
+
+def allocation_warning(study):
+    """A block study set to `uncertain` whose blocks all hold the same systems: the policy has
+    nothing to steer (studies/allocation.steers_nothing). Saved all the same: it runs as uniform."""
+    if protocols.of(study).works_on != "block" or not allocation_settings(study).adaptive:
+        return None
+    return study_steers_nothing(study)
 
 
 @transaction.atomic

@@ -10,9 +10,13 @@ and when the study stops by itself (docs/adaptive-allocation.md).
   adjacent pair of the ranking significantly different by the study's `ranking` test and
   alpha), `budget` (`budget` ratings submitted).
 
-A protocol whose documents have one score each (a system's output of an item: DA, ESA) lists
-`allocation` among its config options and gives Protocol.allocation_scores; the check and the
-reader are here, once, as for studies/assistance.py.
+A protocol whose documents have one score each (a system's output of an item: DA, ESA; a
+block study's output: its mean Likert rating, its best-minus-worst score, its share of pairwise
+wins) lists `allocation` among its config options and gives Protocol.allocation_scores; the check
+and the reader are here, once, as for studies/assistance.py. A block study steers by choosing the
+next block (annotations/services/block_allocation.py), so blocks that all hold the same systems
+leave `uncertain` nothing to steer: a warning (`steers_nothing`), not a refusal, since the study
+still runs as uniform and its stopping rules still hold.
 """
 
 from dataclasses import dataclass
@@ -85,3 +89,20 @@ def allocation_settings(study):
         unchanged_for=value.get("unchanged_for", DEFAULT_UNCHANGED_FOR),
         budget=value.get("budget"),
     )
+
+
+STEERS_NOTHING = (
+    "config.allocation.policy: uncertain chooses the next block by the systems it holds, and every "
+    "block holds the same systems ({systems}): the study will be allocated as uniform. Blocks of "
+    "some systems each (e.g. one pair of systems per input) give it something to steer."
+)
+
+
+def steers_nothing(systems_by_block):
+    """A warning when `uncertain` cannot steer a block study: every block of ``{block: systems}``
+    holds the same set of systems (blocks by input), so every block covers the same pairs and the
+    choice falls back to the uniform order. None when the blocks differ (or there are none)."""
+    sets = {frozenset(systems) for systems in systems_by_block.values()}
+    if len(sets) != 1:
+        return None
+    return STEERS_NOTHING.format(systems=", ".join(sorted(next(iter(sets)))) or "none")

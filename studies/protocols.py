@@ -95,6 +95,11 @@ class Protocol:
         gives it."""
         return {}
 
+    # True when an allocation score is relative to the outputs judged with it (a BWS tuple's, a
+    # pairwise pair's): two systems are then compared only where they were judged together, and
+    # the allocation grid's item is an input within a block, not the input across blocks.
+    allocation_judged_together = False
+
     # How each annotator agrees with the others so far (the workforce dashboard): the rule in words.
     annotator_agreement_rule = ""
 

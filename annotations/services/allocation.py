@@ -19,8 +19,9 @@ from django.db.models import Count
 from django.utils import timezone
 
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
+from annotations.services.blocks import study_blocks
 from annotations.signals import study_stopped
-from reports.metrics.allocation import doubt_from_sums, next_pair, pair_sums
+from reports.metrics.allocation import doubt_from_sums, pair_sums
 from reports.metrics.ranking import adjacent_separation, rank_systems
 from studies import protocols
 from studies.allocation import BUDGET, RANKING_RULES, SEPARATED, SETTLED, UNCHANGED, allocation_settings
@@ -43,45 +44,71 @@ class Cells:
     ratings: int = 0  # submitted main assignments on main documents
     open_places: int = 0
     by_system: dict = field(default_factory=dict)  # {system: {item: score}} of the scored cells
+    judged_together: bool = False  # Protocol.allocation_judged_together: items are inputs in a block
 
     @property
     def bought(self):
         return self.scored | self.held
 
 
-def cell_item(pk, input_id):
-    """A document's item (row of the grid): its input_id; a document without one is an item alone."""
-    return input_id or f"#{pk}"
+def cell_item(pk, input_id, block=None):
+    """A document's item (row of the grid): its input_id; a document without one is an item alone.
+    With `block` (scores judged together: Protocol.allocation_judged_together), the input within
+    that block."""
+    item = input_id or f"#{pk}"
+    return f"{block}/{item}" if block is not None else item
+
+
+def is_block_study(study):
+    return protocols.of(study).works_on == "block"
+
+
+def main_work(study):
+    """The study's main assignments that count as ratings: one per main document, or, in a block
+    study (Likert, BWS, pairwise), one per worker and block."""
+    main = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN)
+    if is_block_study(study):
+        return main.filter(document__isnull=True)
+    return main.filter(document__kind=Document.Kind.MAIN)
 
 
 def study_cells(study):
-    documents = list(
-        study.documents.filter(kind=Document.Kind.MAIN).with_text().values_list("id", "input_id", "system")
-    )
-    systems = sorted({system for _id, _item, system in documents})
-    items = sorted({cell_item(pk, item) for pk, item, _system in documents})
+    together = protocols.of(study).allocation_judged_together
+    documents = [
+        (pk, cell_item(pk, item, block if together else None), system, block)
+        for pk, item, system, block in study.documents.filter(kind=Document.Kind.MAIN)
+        .with_text()
+        .values_list("id", "input_id", "system", "block")
+    ]
+    systems = sorted({system for _id, _item, system, _block in documents})
+    items = sorted({item for _pk, item, _system, _block in documents})
     column = {system: n for n, system in enumerate(systems)}
     row = {item: n for n, item in enumerate(items)}
-    cell_of = {pk: (row[cell_item(pk, item)], column[system]) for pk, item, system in documents}
+    cell_of = {pk: (row[item], column[system]) for pk, item, system, _block in documents}
+    in_block = {}
+    for pk, _item, _system, block in documents:
+        if block:
+            in_block.setdefault(block, []).append(cell_of[pk])
     shape = (len(items), len(systems))
     planned, scored, held = np.zeros(shape, bool), np.zeros(shape, bool), np.zeros(shape, bool)
     scores = np.full(shape, np.nan)
     for cell in cell_of.values():
         planned[cell] = True
     counts = (
-        Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN)
+        main_work(study)
         .filter(status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED))
-        .values_list("document_id", "status")
+        .values_list("document_id", "block", "status")
         .annotate(n=Count("pk"))
     )
     ratings = open_places = 0
-    for document_id, status, n in counts:
+    for document_id, block, status, n in counts:
         if status == Assignment.Status.SUBMITTED:
             ratings += n
         else:
             open_places += n
-            if document_id in cell_of:
-                held[cell_of[document_id]] = True
+            # A place on a block holds every output of the block.
+            for cell in [cell_of[document_id]] if document_id in cell_of else in_block.get(block, ()):
+                held[cell] = True
     by_system = {}
     for document_id, score in protocols.of(study).allocation_scores(study).items():
         if document_id in cell_of and score is not None:
@@ -89,14 +116,19 @@ def study_cells(study):
             scored[r, c], scores[r, c] = True, score
             by_system.setdefault(systems[c], {})[items[r]] = score
     held &= ~scored
-    return Cells(systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system)
+    return Cells(
+        systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system, together
+    )
 
 
 def cells_sums(cells):
     """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums,
     with the systems and the number of ratings they were computed from."""
     sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
-    return {"systems": cells.systems, "ratings": cells.ratings, **{k: v.tolist() for k, v in sums.items()}}
+    return {
+        "systems": cells.systems, "ratings": cells.ratings, "judged_together": cells.judged_together,
+        **{k: v.tolist() for k, v in sums.items()},
+    }  # fmt: skip
 
 
 def _doubt(cells):
@@ -112,6 +144,18 @@ def doubtful_pairs(doubt, settled):
     return [(a, b, value) for value, a, b in sorted(pairs, key=lambda p: (-p[0], p[1], p[2]))]
 
 
+def pair_doubt(study, systems, ratings):
+    """order_doubt of every pair of `systems` (the study's, sorted), from the pair sums the latest
+    submit stored (AllocationRecord.sums): a join reads a few systems-by-systems matrices, not the
+    study's scores. Sums stored after another number of ratings than `ratings` (none stored yet,
+    ratings imported in bulk, submits while the study was uniform) are not used: the grid is
+    read, as a submit does."""
+    sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
+    if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
+        sums = cells_sums(study_cells(study))
+    return doubt_from_sums(sums)
+
+
 def choose_document(study, free, active, layout, ratings):
     """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
     policy gives next, or None to keep the fill order (the ranking is settled, or none of the
@@ -122,20 +166,14 @@ def choose_document(study, free, active, layout, ratings):
     pair's other system was already rated on or is held on (a paired comparison), then any.
     `active` counts each document's annotators (open or submitted); `layout` maps every main
     document to its (item, system); `ratings` counts the submitted main assignments. The ratings
-    enter through the pair sums the latest submit stored (AllocationRecord.sums): a join reads a
-    few systems-by-systems matrices, not the study's scores. Sums stored after another number
-    of ratings (none stored yet, ratings imported in bulk, submits while the study was uniform)
-    are not used: the grid is read, as a submit does.
+    enter through pair_doubt.
     """
     settings = allocation_settings(study)
     systems = sorted({system for _item, system in layout.values()})
-    sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
-    if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
-        sums = cells_sums(study_cells(study))
     column = {system: n for n, system in enumerate(systems)}
     document_of = {cell: pk for pk, cell in layout.items()}
     place = {pk: n for n, pk in enumerate(free)}
-    for a, b, _doubt in doubtful_pairs(doubt_from_sums(sums), settings.settled):
+    for a, b, _doubt in doubtful_pairs(pair_doubt(study, systems, ratings), settings.settled):
         candidates = [pk for pk in free if pk in layout and column[layout[pk][1]] in (a, b)]
         if candidates:
 
@@ -154,10 +192,7 @@ def budget_refusal(study):
     settings = allocation_settings(study)
     if settings.budget is None or BUDGET not in settings.stop_when:
         return None
-    taken = Assignment.objects.filter(
-        study=study, kind=Assignment.Kind.MAIN, document__kind=Document.Kind.MAIN,
-        status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED),
-    ).count()  # fmt: skip
+    taken = main_work(study).filter(status__in=(*OPEN_STATUSES, Assignment.Status.SUBMITTED)).count()
     if taken >= settings.budget:
         return "The study has all the ratings it planned; the last ones are being done. Thank you!"
     return None
@@ -195,10 +230,12 @@ def stop_due(study, cells, record):
     settings = allocation_settings(study)
     if BUDGET in settings.stop_when and settings.budget is not None and cells.ratings >= settings.budget:
         return BUDGET, f"the budget of {settings.budget} ratings is spent"
-    if SETTLED in settings.stop_when and cells.ratings and len(cells.systems) >= 2 and (
-        next_pair(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned,
-                  np.random.default_rng(0), settled=settings.settled) is None
-    ):  # fmt: skip
+    if (
+        SETTLED in settings.stop_when
+        and cells.ratings
+        and len(cells.systems) >= 2
+        and not doubtful_pairs(_doubt(cells), settings.settled)
+    ):
         return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
     state = record.clusters or {}
     current = state.get("ratings") == cells.ratings  # noted after this very rating
@@ -267,6 +304,11 @@ def study_stop(*, study, rule, note, now=None):
     study_stopped.send(sender=Study, study=study, rule=rule, note=note)
 
 
+def planned_places(study, cells):
+    """Main documents, or in a block study blocks: what a rating is a rating of."""
+    return len(study_blocks(study)) if is_block_study(study) else int(cells.planned.sum())
+
+
 def allocation_status(study):
     """What the console's Run tab shows of an allocating study, or None for one without
     config.allocation: ratings spent of the plan and budget, pairs settled, the pair most in
@@ -283,7 +325,8 @@ def allocation_status(study):
     return {
         "settings": settings,
         "ratings": cells.ratings,
-        "planned": int(cells.planned.sum()) * study.annotators_per_document,
+        "unit": "blocks" if is_block_study(study) else "ratings",
+        "planned": planned_places(study, cells) * study.annotators_per_document,
         "open_places": cells.open_places,
         "pairs": len(pairs),
         "pairs_settled": sum(1 for value, _a, _b in pairs if value <= settings.settled),

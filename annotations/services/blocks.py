@@ -51,12 +51,22 @@ def block_assignment_create(*, study, worker, block, kind=Assignment.Kind.MAIN, 
     )  # fmt: skip
 
 
-def next_block(study, worker):
-    """The block with the fewest active annotators below K that the worker never had."""
+def free_blocks(study, worker):
+    """(free, active, ratings): the blocks below K active annotators that the worker never had, in
+    bundle order; each block's active annotators (open or submitted); the submitted main blocks."""
     assignments = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__isnull=True)
     had = set(assignments.filter(worker=worker).values_list("block", flat=True))
-    active = Counter(assignments.exclude(status=Assignment.Status.RELEASED).values_list("block", flat=True))
+    held = assignments.exclude(status=Assignment.Status.RELEASED)
+    active, ratings = Counter(), 0
+    for block, status in held.values_list("block", "status"):
+        active[block] += 1
+        ratings += status == Assignment.Status.SUBMITTED
     free = [b for b in study_blocks(study) if b not in had and active[b] < study.annotators_per_document]
+    return free, active, ratings
+
+
+def fill_order(free, active):
+    """The uniform order: the free block with the fewest active annotators, the first in bundle order."""
     return min(free, key=lambda b: active[b]) if free else None
 
 

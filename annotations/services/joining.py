@@ -15,7 +15,8 @@ from accounts.models import Worker
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.services.allocation import budget_refusal, cell_item, choose_document
 from annotations.services.arms import arm_quota, worker_arm
-from annotations.services.blocks import block_assignment_create, next_block
+from annotations.services.block_allocation import choose_block
+from annotations.services.blocks import block_assignment_create, fill_order, free_blocks
 from annotations.services.pools import join_refusal, worker_locked
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
@@ -161,7 +162,9 @@ def _refuse_by_worker_rules(study, worker):
 
 
 def _join_block(study, worker, platform_ids, resume_tokens):
-    """Rating studies hand out whole blocks: K workers per block, at most M blocks a worker."""
+    """Rating studies hand out whole blocks: K workers per block, at most M blocks a worker; the
+    block with the fewest annotators first, or, allocating adaptively, the block covering the
+    pairs of systems most in doubt (block_allocation.choose_block)."""
     mine = Assignment.objects.filter(
         study=study, worker=worker, kind=Assignment.Kind.MAIN, document__isnull=True
     )
@@ -169,13 +172,18 @@ def _join_block(study, worker, platform_ids, resume_tokens):
     if current is not None:
         return _resumed(current, platform_ids, resume_tokens)
     _refuse_by_worker_rules(study, worker)
+    if (refusal := budget_refusal(study)) is not None:
+        raise JoinRefused("full", refusal)
     assignments_release_stale(study=study)
     taken = mine.exclude(status=Assignment.Status.RELEASED).count()
     if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:
         raise JoinRefused("limit", "You have done as many blocks of this study as it allows. Thank you!")
-    block = next_block(study, worker)
-    if block is None:
+    free, active, ratings = free_blocks(study, worker)
+    if not free:
         raise JoinRefused("full", "There is no block left for you in this study. Thank you!")
+    block = (
+        allocation_settings(study).adaptive and choose_block(study, free, active, ratings)
+    ) or fill_order(free, active)
     return block_assignment_create(
         study=study, worker=worker, block=block, joined=True, platform_ids=platform_ids
     )

@@ -227,7 +227,8 @@ def _submitted(token, *, stopping, study_first):
     protocols.of(locked.study).after_submit(locked)
     retest_schedule(assignment=locked)
     round_continue(assignment=locked)
-    if stopping is not None and locked.kind == Assignment.Kind.MAIN and locked.document_id is not None:
+    # A main rating: of a document, or of a block (the rating studies' and pairwise studies' place).
+    if stopping is not None and locked.kind == Assignment.Kind.MAIN and (locked.document_id or locked.block):
         allocation_after_submit(study=stopping)
     return locked
 

@@ -22,7 +22,7 @@ from studies.models import Document
 
 from .. import services
 from ..access import console_view, managed_study, readable_study
-from ..allocation import AllocationForm, offers_allocation, study_set_allocation
+from ..allocation import AllocationForm, allocation_warning, offers_allocation, study_set_allocation
 from ..workflow import TABS, people_assignments, setup_steps, summaries, tool_links
 
 SHORT_SHOWN = 10
@@ -172,8 +172,10 @@ def allocation(request, study_id):
         }  # fmt: skip
         context.update(_design(request, study, True, allocation_form=form))
         return render(request, "console/study.html", context, status=400)
-    study_set_allocation(study=study, allocation=form.allocation())
+    study = study_set_allocation(study=study, allocation=form.allocation())
     messages.success(request, "The allocation settings are saved.")
+    if (warning := allocation_warning(study)) is not None:
+        messages.warning(request, warning)
     return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design")
 
 

@@ -4,10 +4,13 @@
     allow_ties: true | false                              default: true ("about the same")
     strength:   {max: 2..5, labels: {1: "slightly", 2: "clearly"}}   absent: no strength asked
     question:   the question above the pair
+    allocation: {policy, settled, stop_when, unchanged_for, budget}   the next block from the pairs'
+                doubt, and stopping rules (studies/allocation.py; each output's share of wins)
 
 The core adds `seed`, `retest_after_days` and `announce_retest` for every block study.
 """
 
+from studies.allocation import allocation_problems
 from studies.config import ConfigProblem, flag, point_labels, simple, text, unknown, whole
 from studies.spans import is_whole_number
 
@@ -61,6 +64,7 @@ OPTIONS = {
     "allow_ties": simple(flag),
     "strength": strength_problems,
     "question": simple(text),
+    "allocation": allocation_problems,
 }
 
 

@@ -50,6 +50,12 @@ class PairwiseProtocol(Protocol):
     def block_items(self, study, block, rng):
         return blocks.pairwise_items(study, block, rng)
 
+    def allocation_scores(self, study):
+        return selectors.document_win_shares(study)
+
+    # A win is against the pair's other output only.
+    allocation_judged_together = True
+
     def report(self, study, progress):
         return report.study_report(study, progress)
 

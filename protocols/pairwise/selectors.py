@@ -1,10 +1,16 @@
-"""Reads for the pairwise page: the block's pairs in this worker's order, and what is saved."""
+"""Reads for the pairwise page (the block's pairs in this worker's order, and what is saved), and
+each output's share of wins so far for adaptive allocation."""
+
+from collections import Counter
 
 from django.urls import reverse
 
+from annotations.models import Assignment
 from annotations.selectors import completion_data
 
 from . import config
+from .keys import LEFT, TIE
+from .models import PairwiseChoice
 
 
 def pairwise_state(assignment):
@@ -63,3 +69,24 @@ def pairwise_page_data(assignment):
         "activity_interval_seconds": 15,
         **pairwise_state(assignment),
     }
+
+
+def document_win_shares(study):
+    """{document id: its share of wins (a tie half a win) over its comparisons in submitted main
+    blocks}, the win rate of reports/metrics/pairwise/win_rates.py for one output: one cell
+    (system, input) each, for adaptive allocation (annotations/services/allocation.py). With two
+    outputs of an input the difference of their shares is 2 w - 1, w the head-to-head win rate
+    on that input. One query."""
+    compared, won = Counter(), Counter()
+    rows = PairwiseChoice.objects.filter(
+        assignment__study=study, assignment__kind=Assignment.Kind.MAIN,
+        assignment__status=Assignment.Status.SUBMITTED, assignment__document__isnull=True,
+    )  # fmt: skip
+    for left, right, choice in rows.values_list("left_id", "right_id", "choice"):
+        compared.update((left, right))
+        if choice == TIE:
+            won[left] += 0.5
+            won[right] += 0.5
+        else:
+            won[left if choice == LEFT else right] += 1
+    return {document: won[document] / count for document, count in compared.items()}

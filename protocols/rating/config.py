@@ -1,5 +1,6 @@
 """The Likert and BWS options in a study's config (studies/config.py checks them)."""
 
+from studies.allocation import allocation_problems
 from studies.config import ConfigProblem, point_labels, simple, text, unknown, whole
 
 LIKERT_MAX_POINTS = 11  # 0-10 or 1-10 at most: the keyboard gives a point per digit
@@ -54,9 +55,12 @@ def bws_problems(value, path):
     return problems
 
 
-LIKERT_OPTIONS = {"scale": scale_problems, "question": simple(text)}
+# Adaptive allocation (studies/allocation.py) chooses the next block from each output's score so
+# far: its mean rating (Likert), its best-minus-worst score (BWS).
+LIKERT_OPTIONS = {"scale": scale_problems, "question": simple(text), "allocation": allocation_problems}
 BWS_OPTIONS = {
     "bws": bws_problems,
     "tuple_size": simple(lambda v: whole(v, 2, BWS_MAX_TUPLE_SIZE)),
     "question": simple(text),
+    "allocation": allocation_problems,
 }

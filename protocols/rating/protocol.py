@@ -64,6 +64,9 @@ class LikertProtocol(RatingProtocol):
     def block_items(self, study, block, rng):
         return blocks.likert_items(study, block, rng)
 
+    def allocation_scores(self, study):
+        return selectors.likert_document_scores(study)
+
     def export_columns(self, study):
         return exports.LIKERT_COLUMNS
 
@@ -84,6 +87,12 @@ class BestWorstProtocol(RatingProtocol):
 
     def block_items(self, study, block, rng):
         return blocks.bws_items(study, block, rng)
+
+    def allocation_scores(self, study):
+        return selectors.bws_document_scores(study)
+
+    # Best and worst of a tuple say nothing of an output judged in another tuple.
+    allocation_judged_together = True
 
     def export_columns(self, study):
         return exports.BWS_COLUMNS

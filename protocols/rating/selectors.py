@@ -1,10 +1,16 @@
-"""Reads for the Likert and BWS pages: the block's items in this worker's order."""
+"""Reads for the Likert and BWS pages (the block's items in this worker's order), and each
+output's score so far for adaptive allocation."""
 
+from collections import Counter
+
+from django.db.models import Avg
 from django.urls import reverse
 
+from annotations.models import Assignment
 from annotations.selectors import completion_data
 
 from .keys import BWS
+from .models import BestWorstJudgment, Rating
 
 
 def _texts(assignment):
@@ -82,3 +88,31 @@ def rating_page_data(assignment):
     else:
         data["items"] = [item(d) for d in assignment.items]
     return data
+
+
+def _submitted_main(queryset):
+    # The main work's ratings and judgments only: a retest repeats a block and would count it twice.
+    return queryset.filter(
+        assignment__kind=Assignment.Kind.MAIN, assignment__status=Assignment.Status.SUBMITTED,
+        assignment__document__isnull=True,
+    )  # fmt: skip
+
+
+def likert_document_scores(study):
+    """{document id: the mean of its Likert ratings in submitted main blocks}: one cell (system,
+    input) each, for adaptive allocation (annotations/services/allocation.py). One query."""
+    rows = _submitted_main(Rating.objects.filter(assignment__study=study))
+    return dict(rows.values("document_id").annotate(mean=Avg("score")).values_list("document_id", "mean"))
+
+
+def bws_document_scores(study):
+    """{document id: (times best - times worst) / tuples judged}, over submitted main blocks: the
+    best-minus-worst score of Best-Worst Scaling (Louviere et al. 2015; Kiritchenko and Mohammad
+    2017), from -1 to 1, one cell each for adaptive allocation. One query."""
+    seen, net = Counter(), Counter()
+    rows = _submitted_main(BestWorstJudgment.objects.filter(assignment__study=study))
+    for documents, best, worst in rows.values_list("documents", "best_id", "worst_id"):
+        seen.update(documents)
+        net[best] += 1
+        net[worst] -= 1
+    return {document: net[document] / count for document, count in seen.items()}

@@ -101,7 +101,9 @@ def order_doubt(scores, bought, planned):
 
 
 def doubt_from_sums(sums):
-    """`order_doubt` from `pair_sums` (arrays or the lists a JSON copy of them holds)."""
+    """`order_doubt` from `pair_sums` (arrays or the lists a JSON copy of them holds). With
+    ``sums["judged_together"]`` true, the systems' own means are not compared (a score that says
+    how an output fared against the outputs judged with it means nothing against another's)."""
     shared, difference, squares, shared_planned, count, total, total_squares, planned_count = (
         np.asarray(sums[key], dtype=float) for key in SUM_KEYS
     )
@@ -115,6 +117,10 @@ def doubt_from_sums(sums):
         gap = np.where(shared > 1, paired_gap, np.abs(mean[:, None] - mean[None, :]))
         spread = np.where(shared > 1, paired_spread, own[:, None] + own[None, :])
         doubt = np.where(spread > 1e-12, stats.norm.cdf(-gap / np.sqrt(spread)), 0.0)
+    if sums.get("judged_together"):
+        # Scores relative to the outputs judged with them (BWS, pairwise): two systems compare only
+        # on items they share, so a pair with fewer than two is in doubt while it has more planned.
+        doubt = np.where(shared > 1, doubt, np.where(shared_planned > shared, 0.5, 0.0))
     unrated = (count < 2)[:, None] | (count < 2)[None, :]
     doubt = np.where(unrated & (planned_count[:, None] > 0) & (planned_count[None, :] > 0), 0.5, doubt)
     doubt = np.nan_to_num(doubt, nan=0.5)

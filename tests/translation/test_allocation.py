@@ -67,7 +67,7 @@ def _worker(external_id):
     return Worker.objects.get_or_create(platform="prolific", external_id=external_id)[0]
 
 
-def test_the_allocation_option_is_checked_for_da_and_esa_only():
+def test_the_allocation_option_is_checked_and_mqm_does_not_read_it():
     assert (
         config_problems({"allocation": {"policy": "uncertain", "stop_when": ["settled"]}}, protocol="da")
         == []
@@ -88,7 +88,7 @@ def test_the_allocation_option_is_checked_for_da_and_esa_only():
         "config.allocation.budget: is needed to stop at the budget: the number of ratings"
     ]
     assert [str(p) for p in config_problems({"allocation": {}}, protocol="mqm")] == [
-        "config.allocation: is for esa and da studies, not mqm"
+        "config.allocation: is for likert, bws, pairwise, esa and da studies, not mqm"
     ]
 
 

@@ -60,7 +60,9 @@ def write_esa_bundle(directory, documents):
                     for index in range(SEGMENTS)
                 ],
                 "meta": {
-                    "sources": [f"Quelle {item}-{index}: der Rat tagte am Dienstag." for index in range(SEGMENTS)],
+                    "sources": [
+                        f"Quelle {item}-{index}: der Rat tagte am Dienstag." for index in range(SEGMENTS)
+                    ],
                     "source_lang": "de",
                     "target_lang": "en",
                 },
@@ -128,7 +130,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="100000,300000,1000000", help="rated segments (rows), ascending")
     parser.add_argument("--formats", default="copy,jsonl,parquet,mqm-tsv")
-    parser.add_argument("--prefix", default="falte_bench_translation", help="a database <prefix>_<rows> per size")
+    parser.add_argument(
+        "--prefix", default="falte_bench_translation", help="a database <prefix>_<rows> per size"
+    )
     parser.add_argument("--keep", action="store_true", help="keep the databases (dropped otherwise)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
@@ -154,7 +158,9 @@ def main():
                   f"{result['peak_rss']:>6.0f} MB {result['load']:>5.1f}",
                   flush=True)  # fmt: skip
         if not args.keep:
-            with psycopg.connect("postgres://postgres@127.0.0.1:5432/postgres", autocommit=True) as connection:
+            with psycopg.connect(
+                "postgres://postgres@127.0.0.1:5432/postgres", autocommit=True
+            ) as connection:
                 connection.execute(f'DROP DATABASE IF EXISTS "{database}"')
 
 

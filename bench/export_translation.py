@@ -16,7 +16,12 @@ MQM TSV file (`manage.py export_mqm`, a line per error), timed as its own proces
 the CPU of the database's backends.
 
     .venv/bin/python bench/export_translation.py [--sizes 100000,300000,1000000]
-        [--formats copy,jsonl,parquet,mqm-tsv] [--prefix falte_bench_translation] [--keep]
+        [--formats copy,jsonl,parquet,mqm-tsv] [--prefix falte_bench_translation] [--keep] [--reuse]
+        [--reference /path/to/worktree]
+
+`--reference` exports the table (not the MQM TSV) from the same database with another checkout
+too, in the same run (a `git worktree` of the code before). `--reuse` keeps a size's database
+when it is already there (`--keep` leaves them all behind).
 
 (`copy` is the CSV, export_copy.py's name: a translation study has no COPY path, so the view
 writes the CSV from the protocol's rows.)
@@ -113,6 +118,15 @@ def rate(url, study):
             "WHERE a.study_id = %s", [study]).fetchone()[0]  # fmt: skip
 
 
+def existing_rows(url):
+    """The table's rows in a database an earlier run left (with --keep), or None."""
+    try:
+        with psycopg.connect(url, autocommit=True) as connection:
+            return connection.execute("SELECT count(*) FROM translation_segmentscore").fetchone()[0] or None
+    except psycopg.OperationalError:
+        return None
+
+
 def export_mqm_tsv(env, database):
     """The figures of `manage.py export_mqm` in a process of its own, as export() gives them."""
     with tempfile.TemporaryDirectory() as directory:
@@ -134,11 +148,13 @@ def main():
         "--prefix", default="falte_bench_translation", help="a database <prefix>_<rows> per size"
     )
     parser.add_argument("--keep", action="store_true", help="keep the databases (dropped otherwise)")
+    parser.add_argument("--reuse", action="store_true", help="use a size's database when it is there")
+    parser.add_argument("--reference", help="a checkout of the code before, exporting the table too")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(f"ESA: {SYSTEMS} systems, {SEGMENTS} segments per document, {RATERS} raters per document")
     print(
-        "format        rows    documents       MB     rows/s  first byte  wall s  CPU s  db CPU s  RSS before  "
+        "format                 rows    documents       MB     rows/s  first byte  wall s  CPU s  db CPU s  RSS before  "
         "peak RSS  load"
     )
     for size in sizes:
@@ -148,11 +164,14 @@ def main():
         env = dict(export_env(url, max(sizes)), BUNDLE_MAX_FILE_BYTES="2000000000")
         bundle = ROOT / "bench" / "out" / f"export-esa-{documents}"
         write_esa_bundle(bundle, documents)
-        rows = rate(url, load_study(url, env, bundle))
-        for mode in args.formats.split(","):
-            result = export_mqm_tsv(env, database) if mode == "mqm-tsv" else export(mode, env, rows)
-            name = "csv" if mode == "copy" else mode
-            print(f"{name:10} {rows:>10,} {documents:>10,} {result['bytes'] / 1e6:>8,.1f} "
+        rows = (args.reuse and existing_rows(url)) or rate(url, load_study(url, env, bundle))
+        runs = [(mode, ROOT) for mode in args.formats.split(",")]
+        if args.reference:
+            runs += [(mode, Path(args.reference)) for mode in args.formats.split(",") if mode != "mqm-tsv"]
+        for mode, root in runs:
+            result = export_mqm_tsv(env, database) if mode == "mqm-tsv" else export(mode, env, rows, root)
+            name = ("csv" if mode == "copy" else mode) + (" (ref.)" if root != ROOT else "")
+            print(f"{name:16} {rows:>10,} {documents:>10,} {result['bytes'] / 1e6:>8,.1f} "
                   f"{rows / result['seconds']:>10,.0f} {result['first_byte']:>9.3f} s {result['seconds']:>7.1f} "
                   f"{result['cpu']:>6.1f} {result['database_cpu']:>8.1f} {result['rss_before']:>8.0f} MB "
                   f"{result['peak_rss']:>6.0f} MB {result['load']:>5.1f}",

@@ -3,7 +3,8 @@
 Uses the span studies bench/import_annotations.py left (`<prefix>_<documents>_this`, study
 "bench-report", 90 spans per document). Each export runs in its own process: the admin's export
 view, called as a superuser with the study filter and every field, its body read to the end;
-CPU of the process (time.process_time), peak RSS (ru_maxrss), rows and bytes. `--rows` exports
+CPU of the process (time.process_time), RSS before the request and peak RSS (ru_maxrss), the
+bytes, the CPU of PostgreSQL's backends of the database (bench/process_cpu.py) and the load. `--rows` exports
 only the first N spans of the changelist's queryset, for sizes below a whole study. `--library` runs
 django-import-export's own writer instead (the code before: the whole file in memory).
 
@@ -21,6 +22,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.process_cpu import PostgresBackendCPU  # noqa: E402
+
 FORMAT_NAMES = {"csv": "SpreadsheetSafeCSV", "xlsx": "SpreadsheetSafeXLSX", "json": "JSON"}
 
 
@@ -63,6 +68,8 @@ def export_in_this_process(file_format, library, rows):
             **{f"errorannotationresource_{name}": "on" for name in fields}}  # fmt: skip
     request = RequestFactory().post(f"/admin/span/errorannotation/export/?study={study.pk}", data)
     request.user = user
+    status = Path("/proc/self/status").read_text().splitlines()
+    rss_before = int(next(line for line in status if line.startswith("VmRSS:")).split()[1]) / 1024
     cpu, started = time.process_time(), time.perf_counter()
     response = model_admin.export_action(request)
     assert response.status_code == 200, response.status_code
@@ -75,6 +82,7 @@ def export_in_this_process(file_format, library, rows):
         "cpu": time.process_time() - cpu,
         "wall": time.perf_counter() - started,
         "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_before": rss_before,
     }
 
 
@@ -95,22 +103,26 @@ def main():
     limits = [int(n) for n in args.rows.split(",")] if args.rows else [0]
     sizes = [(int(n), limit) for n in args.documents.split(",") for limit in limits]
     for documents, limit in sizes:
-        env = dict(os.environ, DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{args.prefix}_{documents}_this",
+        database = f"{args.prefix}_{documents}_this"
+        env = dict(os.environ, DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{database}",
                    READ_DOT_ENV="0", DEBUG="0", SECRET_KEY="bench-only-key-" + "x" * 40,
                    DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
         for file_format in args.formats.split(","):
             command = [sys.executable, __file__, "--one", file_format] + (
                 ["--library"] if args.library else []
             )
+            database_cpu = PostgresBackendCPU(database)
+            database_cpu.start()
             done = subprocess.run(command, env=env, cwd=ROOT, check=True, capture_output=True, text=True)
+            pg = database_cpu.stop()
             result = json.loads(done.stdout.strip().splitlines()[-1])
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())
             rows = f"first {limit:,} spans" if limit else "all spans"
             print(f"admin export, {writer}, {documents:,} documents, {rows}, {file_format}: {result['bytes'] / 1e6:.1f} MB, "
-                  f"{result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU, peak RSS {result['peak']:.0f} MB "
+                  f"{result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU, {pg:.1f} s PostgreSQL CPU, RSS before "
+                  f"{result['rss_before']:.0f} MB, peak RSS {result['peak']:.0f} MB "
                   f"(load average {load})", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(ROOT))
     main()

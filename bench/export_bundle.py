@@ -7,12 +7,20 @@ imported the study (its database `falte_bench_import_<n>_reference`), that study
 checkout too and compared: the same files mean both imports wrote the same rows.
 
     .venv/bin/python bench/export_bundle.py [--documents 3000,10000,30000] [--reference /path/to/worktree]
-        [--prefix falte_bench_import]
+        [--prefix falte_bench_import] [--zip]
+
+`--zip` downloads the bundle as a researcher does instead (the console's Publish tab links it): GET
+/api/exports/studies/<id>/bundle.zip through Django's full middleware stack in a fresh process,
+as a superuser, the body read to the end into a temporary file and the zip checked (its members'
+CRCs, and that it holds the bundle's files): wall and CPU time of that process, its RSS before
+the request and peak RSS, the CPU of PostgreSQL's backends.
 """
 
 import argparse
+import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -23,6 +31,56 @@ sys.path.insert(0, str(ROOT))
 
 from bench.import_bundle import run_measured_cpu  # noqa: E402
 from bench.process_cpu import PostgresBackendCPU  # noqa: E402
+
+ZIP_DOWNLOAD = """
+import json, os, resource, tempfile, time, zipfile
+from pathlib import Path
+import django
+django.setup()
+from django.contrib.auth import get_user_model
+from django.test import Client
+from studies.models import Study
+
+study = Study.objects.get(slug="bench-report")
+user = get_user_model().objects.filter(username="bench-admin").first()
+if user is None:
+    user = get_user_model().objects.create_superuser("bench-admin", "bench@example.org", None)
+client = Client()
+client.force_login(user)
+status = Path("/proc/self/status").read_text().splitlines()
+rss_before = int(next(line for line in status if line.startswith("VmRSS:")).split()[1]) / 1024
+cpu, started = time.process_time(), time.perf_counter()
+response = client.get(f"/api/exports/studies/{study.pk}/bundle.zip")
+assert response.status_code == 200 and response.streaming, response.status_code
+size = 0
+with tempfile.TemporaryFile() as body:
+    for chunk in response.streaming_content:
+        size += len(chunk)
+        body.write(chunk)
+    response.close()
+    seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    with zipfile.ZipFile(body) as archive:
+        assert archive.testzip() is None, "a member's CRC is wrong"
+        members = sorted(archive.namelist())
+print(json.dumps({"bytes": size, "members": members, "seconds": seconds, "cpu": cpu, "rss_before": rss_before,
+                  "peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def download_zip(database):
+    """The figures of one bundle.zip download in a fresh process of this checkout."""
+    env = dict(os.environ, DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{database}", READ_DOT_ENV="0",
+               DEBUG="0", SECRET_KEY="bench-only-key-" + "x" * 40, ALLOWED_HOSTS="testserver",
+               SECURE_SSL_REDIRECT="0", DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
+    database_cpu = PostgresBackendCPU(database)
+    database_cpu.start()
+    done = subprocess.run([sys.executable, "-c", ZIP_DOWNLOAD], env=env, cwd=ROOT, check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["database_cpu"] = database_cpu.stop()
+    expected = ["bench-report/" + name for name in ("assignments.jsonl", "documents.jsonl", "study.yaml")]
+    assert set(expected) <= set(result["members"]), result["members"]
+    return result
 
 
 def exists(database):
@@ -51,12 +109,21 @@ def main():
     parser.add_argument("--documents", default="3000,10000,30000")
     parser.add_argument("--reference", help="a checkout of the code before")
     parser.add_argument("--prefix", default="falte_bench_import", help="as given to import_annotations.py")
+    parser.add_argument("--zip", action="store_true", help="download bundle.zip through the view instead")
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     for documents in [int(n) for n in args.documents.split(",")]:
         database = f"{args.prefix}_{documents}_this"
         if not exists(database):
             sys.exit(f"no database {database}: run bench/import_annotations.py --documents {documents} first")
+        if args.zip:
+            result = download_zip(database)
+            load = " ".join(f"{value:.2f}" for value in os.getloadavg())
+            print(f"bundle.zip of {documents:,} documents ({result['bytes'] / 1e6:.1f} MB, {len(result['members'])} "
+                  f"files): {result['seconds']:.1f} s wall, {result['cpu']:.1f} s CPU of the web process, "
+                  f"{result['database_cpu']:.1f} s PostgreSQL CPU, RSS before {result['rss_before']:.0f} MB, "
+                  f"peak RSS {result['peak']:.0f} MB (load average {load})", flush=True)  # fmt: skip
+            continue
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         written = {}
         for label, root in runs:

@@ -170,11 +170,12 @@ def grow(url, study, per_assignment, already):
             "WHERE a.study_id = %s", [study]).fetchone()[0]  # fmt: skip
 
 
-def export(mode, env, rows):
-    """The figures of one download in a fresh process; a Parquet file must hold `rows` rows."""
+def export(mode, env, rows, root=ROOT):
+    """The figures of one download in a fresh process of checkout `root`; a Parquet file must hold
+    `rows` rows."""
     with tempfile.NamedTemporaryFile(suffix=".parquet") as body:
         process = subprocess.run(
-            [sys.executable, "-c", EXPORT], env=dict(env, BENCH_MODE=mode, BENCH_BODY=body.name), cwd=ROOT,
+            [sys.executable, "-c", EXPORT], env=dict(env, BENCH_MODE=mode, BENCH_BODY=body.name), cwd=root,
             check=True, capture_output=True, text=True,
         )  # fmt: skip
     result = json.loads(process.stdout.strip().splitlines()[-1])

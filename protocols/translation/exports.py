@@ -15,6 +15,7 @@ COLUMNS = [
     "study", "document", "input_id", "system", "segment", "score", "errors", "annotator", "assignment",
     "kind", "submitted_at", "active_seconds",
 ]  # fmt: skip
+IN_QUERY = 1000  # document ids in one query's IN list (SQLite allows 32,766 parameters)
 TYPES = {"segment": "int", "score": "float", "assignment": "int", "active_seconds": "int"}
 
 
@@ -81,16 +82,20 @@ def _scores(study):
     return _ByAssignment(rows.iterator(chunk_size=CHUNK))
 
 
-def _rated(study):
-    """(assignment row, document pk) of every translation a submitted assignment rated: its
-    document, or each of a contrastive block's, in the assignment's order."""
-    assignments = (
+def _assignments(study):
+    """The submitted assignments' rows, by id: what a row of the table needs of each."""
+    return (
         study.assignments.filter(status="submitted")
         .order_by("id")
         .values_list("id", "document_id", "items", "worker_id", "kind", "submitted_at", "active_seconds",
                      "worker__platform", "worker__external_id")
     )  # fmt: skip
-    for row in assignments.iterator(chunk_size=CHUNK):
+
+
+def _rated(assignments):
+    """(assignment row, document pk) of every translation the assignments rated: its document,
+    or each of a contrastive block's, in the assignment's order."""
+    for row in assignments:
         if row[1] is not None:
             yield row, row[1]
         else:
@@ -98,51 +103,70 @@ def _rated(study):
                 yield row, item["document"]
 
 
+def _assignment_chunks(study):
+    """The submitted assignments, CHUNK at a time, as lists."""
+    chunk = []
+    for row in _assignments(study).iterator(chunk_size=CHUNK):
+        chunk.append(row)
+        if len(chunk) == CHUNK:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _corpus(study, documents):
+    """({document pk: (external id, input id, system)}, {document pk: [(segment pk, index), ...]})
+    of those of `documents` that are the study's, their segments by index."""
+    described, segments_of = {}, {}
+    documents = sorted(set(documents))
+    for start in range(0, len(documents), IN_QUERY):
+        pks = documents[start : start + IN_QUERY]
+        for pk, external_id, input_id, system in study.documents.filter(pk__in=pks).values_list(
+            "id", "external_id", "input_id", "system"
+        ):
+            described[pk] = (external_id, input_id, system)
+        for document, segment, index in (
+            Segment.objects.filter(document__study=study, document__in=pks)
+            .order_by("document_id", "index")
+            .values_list("document_id", "id", "index")
+        ):
+            segments_of.setdefault(document, []).append((segment, index))
+    return described, segments_of
+
+
 def translation_rows(study):
     """One row per rated segment of each translation a submitted assignment rated, by assignment,
     translation and segment (only the segments an assignment's `items` name, when it names
     segments: report.rated_documents).
 
-    Errors and scores are read alongside the assignments, in assignment order, so only one
-    assignment's are held at a time; the corpus (documents and their segments) is read once.
+    The assignments are read CHUNK at a time, and with each chunk the documents it rated and
+    their segments; errors and scores are read alongside, in assignment order, so only one
+    assignment's are held at a time. Memory holds a chunk's corpus, never the study's.
     """
     pseudonym = pseudonyms_of(study.pk)
     errors_of, scores_of = _errors(study), _scores(study)
     current, errors, scores = None, {}, {}
-    # The study's documents and their segments, read once (not two queries per rated document).
-    described = {
-        pk: (external_id, input_id, system)
-        for pk, external_id, input_id, system in study.documents.values_list(
-            "id", "external_id", "input_id", "system"
-        ).iterator(chunk_size=CHUNK)
-    }
-    segments_of = {}
-    for document, segment, index in (
-        Segment.objects.filter(document__study=study)
-        .order_by("document_id", "index")
-        .values_list("document_id", "id", "index")
-        .iterator(chunk_size=CHUNK)
-    ):
-        segments_of.setdefault(document, []).append((segment, index))
-    for (pk, _document, items, worker, kind, submitted_at, seconds, platform, worker_id), document in _rated(
-        study
-    ):
-        if pk != current:
-            current = pk
-            errors = _errors_by_segment(errors_of.of(pk))
-            scores = {segment: score for _assignment, segment, score in scores_of.of(pk)}
-        if document not in described:
-            continue
-        (external_id, input_id, system), segments = described[document], segments_of.get(document, [])
-        named = {i for i in items or [] if isinstance(i, int)}
-        for segment, index in segments:
-            if named and index not in named:
+    for chunk in _assignment_chunks(study):
+        described, segments_of = _corpus(study, (document for _row, document in _rated(chunk)))
+        for assignment, document in _rated(chunk):
+            pk, _document, items, worker, kind, submitted_at, seconds, platform, worker_id = assignment
+            if pk != current:
+                current = pk
+                errors = _errors_by_segment(errors_of.of(pk))
+                scores = {segment: score for _assignment, segment, score in scores_of.of(pk)}
+            if document not in described:
                 continue
-            score = scores.get(segment)
-            row = [study.slug, external_id, input_id, system, index, "" if score is None else score,
-                   json.dumps(errors.get(segment, []), ensure_ascii=False), pseudonym(worker), pk, kind,
-                   iso(submitted_at), seconds]  # fmt: skip
-            yield row, (platform, worker_id)
+            (external_id, input_id, system), segments = described[document], segments_of.get(document, [])
+            named = {i for i in items or [] if isinstance(i, int)}
+            for segment, index in segments:
+                if named and index not in named:
+                    continue
+                score = scores.get(segment)
+                row = [study.slug, external_id, input_id, system, index, "" if score is None else score,
+                       json.dumps(errors.get(segment, []), ensure_ascii=False), pseudonym(worker), pk, kind,
+                       iso(submitted_at), seconds]  # fmt: skip
+                yield row, (platform, worker_id)
 
 
 def translation_row_count(study):
@@ -153,7 +177,7 @@ def translation_row_count(study):
         .values_list("document_id", "n")
     )
     total = 0
-    for (_pk, _document, items, *_rest), document in _rated(study):
+    for (_pk, _document, items, *_rest), document in _rated(_assignments(study).iterator(chunk_size=CHUNK)):
         named = [i for i in items or [] if isinstance(i, int)]
         total += len(named) if named else counts.get(document, 0)
     return total

@@ -84,3 +84,48 @@ def test_a_contrastive_assignment_gives_rows_for_each_translation_in_its_order()
         (document.system, str(index)) for document in order for index in range(3)
     ]
     assert rows[5]["score"] == "33.0" and json.loads(rows[6]["errors"])[0]["text"] == "sofa"
+
+
+@pytest.mark.parametrize("protocol", ["esa", "contrastive-esa"])
+def test_the_table_is_the_same_however_its_reads_are_chunked(monkeypatch, protocol):
+    # Chunks of 2 assignments, and 2 documents per query of the corpus: a contrastive
+    # assignment's three translations are read by two queries, a translation by several chunks.
+    study = make_translation_study(protocol, systems=("sysA", "sysB", "sysC"), documents=2, taxonomy=None)
+    documents = list(study.documents.order_by("position"))
+    for n in range(6):
+        if protocol == "esa":
+            assignment = assign(study, documents[n % len(documents)])
+        else:
+            block = documents[3 * (n % 2) : 3 * (n % 2) + 3]
+            assignment = Assignment.objects.create(
+                study=study, worker=AssignmentFactory(document=documents[0]).worker, block=block[0].block,
+                status=Assignment.Status.SUBMITTED, submitted_at=timezone.now(),
+                items=[{"document": d.pk, "position": p} for p, d in enumerate(block[n % 3 :] + block[: n % 3])],
+            )  # fmt: skip
+        for document in documents:
+            segment = document.segments.get(index=n % 3)
+            SegmentScore.objects.create(assignment=assignment, segment=segment, score=n)
+            error(assignment, segment, f"wrong {n}")
+    whole = table(study)
+    assert len(whole) == 6 * (3 if protocol == "esa" else 9)
+    monkeypatch.setattr(exports, "CHUNK", 2)
+    monkeypatch.setattr(exports, "IN_QUERY", 2)
+    assert table(study) == whole
+
+
+def test_the_table_holds_the_documents_of_a_chunk_of_assignments_not_the_studys(monkeypatch):
+    # What keeps the export's memory flat as a campaign grows in documents (docs/benchmarks.md).
+    study = make_translation_study("esa", systems=("sysA", "sysB"), documents=3, taxonomy=None)
+    for document in study.documents.order_by("position"):
+        assign(study, document)
+    monkeypatch.setattr(exports, "CHUNK", 2)
+    held, corpus = [], exports._corpus
+
+    def counted(study, documents):
+        described, segments_of = corpus(study, documents)
+        held.append((len(described), sum(len(segments) for segments in segments_of.values())))
+        return described, segments_of
+
+    monkeypatch.setattr(exports, "_corpus", counted)
+    assert len(table(study)) == 6 * 3
+    assert held == [(2, 6), (2, 6), (2, 6)]

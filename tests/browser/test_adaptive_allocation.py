@@ -14,15 +14,21 @@ from playwright.sync_api import expect
 
 from accounts.models import StudyMembership
 from accounts.services import researcher_create
-from annotations.models import AllocationRecord, Assignment
+from annotations.models import Assignment
 from studies.models import Study
+from tests.browser.allocation_steps import (
+    DESKTOP,
+    assert_stopped_by_itself,
+    joined,
+    researcher_sets_the_allocation,
+    workers_until_refused,
+)
 from tests.browser.audit import assert_accessible, assert_no_overflow
 from tests.browser.translation_page import next_segment, progress, submit_by_keyboard
 from tests.translation.studies import make_translation_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DESKTOP = {"width": 1280, "height": 800}
 PASSWORD = "pass-w0rd-for-tests"
 QUALITY = {"sysA": 90, "sysB": 56, "sysC": 50}
 NOISE_OFFSET = {"sysA": 0, "sysB": 3, "sysC": 7}
@@ -35,28 +41,13 @@ def score_of(document, index):
     return QUALITY[document.system] + (item * 5 + NOISE_OFFSET[document.system] + index) % 11 - 5
 
 
-def researcher_sets_the_allocation(page, live_server, study):
-    page.goto(live_server.url + "/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.goto(f"{live_server.url}/console/studies/{study.pk}/?tab=design")
-    page.get_by_label("Uncertain", exact=False).check()
-    page.get_by_label("every pair of systems is settled").check()
-    page.click("#save-allocation")
-    expect(page.locator("body")).to_contain_text("The allocation settings are saved.")
-
-
 def worker_scores_one(browser, join_link):
     """A new worker: joins, scores every segment by the number field and Enter, submits by keyboard.
     Returns the assignment, or the refusal's text when the join link gave no task."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.goto(join_link)
-    if page.locator("text=Start").count() == 0:
-        text = page.locator("#refused").inner_text()
-        context.close()
-        return text
+    opened = joined(browser, join_link)
+    if isinstance(opened, str):
+        return opened
+    context, page = opened
     page.click("text=Start")
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     token = page.url.split("/task/")[1].split("/")[0]
@@ -83,32 +74,18 @@ def test_a_da_study_spends_on_the_close_pair_and_stops_by_itself(browser, live_s
     )
     StudyMembership.objects.create(study=study, user=user, role="researcher")
     researcher = browser.new_context(viewport=DESKTOP).new_page()
-    researcher_sets_the_allocation(researcher, live_server, study)
+    researcher_sets_the_allocation(researcher, live_server, study, username="rita", password=PASSWORD)
 
     join_link = f"{live_server.url}/join/{study.join_key}/"
-    done, refusal = [], None
-    for _ in range(MAX_WORKERS):
-        outcome = worker_scores_one(browser, join_link)
-        if isinstance(outcome, str):
-            refusal = outcome
-            break
-        done.append(outcome)
+    done, refusal = workers_until_refused(browser, join_link, worker_scores_one, MAX_WORKERS)
     assert refusal is not None and "finished" in refusal
 
-    study.refresh_from_db()
-    assert study.status == Study.Status.CLOSED
-    assert AllocationRecord.objects.get(study=study).stopped_rule == "settled"
     spent = Counter(a.document.system for a in done)
     # The clearly better system was rated only until its place was settled; the close pair got the rest,
     # and the study stopped before every translation was rated.
     assert spent["sysB"] > spent["sysA"] and spent["sysC"] > spent["sysA"]
     assert len(done) < 3 * ITEMS
-
-    researcher.goto(f"{live_server.url}/console/studies/{study.pk}/?tab=run")
-    expect(researcher.locator("#stopped-rule")).to_contain_text("Stopped by itself")
-    expect(researcher.locator("#stopped-rule")).to_contain_text("settled")
-    expect(researcher.locator("#ratings-spent")).to_contain_text(f"{len(done)} of {3 * ITEMS} planned")
-    expect(researcher.locator("#pairs-settled")).to_contain_text("3 of 3")
+    assert_stopped_by_itself(researcher, live_server, study, rated=len(done), planned=3 * ITEMS, pairs=3)
     researcher.set_viewport_size({"width": 390, "height": 844})
     assert_no_overflow(researcher)
     assert_accessible(researcher)

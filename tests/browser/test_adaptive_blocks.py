@@ -15,43 +15,32 @@ from playwright.sync_api import expect
 
 from accounts.models import StudyMembership
 from accounts.services import researcher_create
-from annotations.models import AllocationRecord, Assignment
-from studies.models import Document, Study
+from annotations.models import Assignment
+from studies.models import Document
 from tests.annotations.block_studies import import_block_study, pair_documents, quality
+from tests.browser.allocation_steps import (
+    DESKTOP,
+    assert_stopped_by_itself,
+    joined,
+    researcher_sets_the_allocation,
+    workers_until_refused,
+)
 from tests.browser.audit import assert_accessible
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-DESKTOP = {"width": 1280, "height": 800}
 PASSWORD = "pass-w0rd-for-tests"
 INPUTS = 12
 BLOCKS = 2 * INPUTS
 
 
-def researcher_sets_the_allocation(page, live_server, study):
-    page.goto(live_server.url + "/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-    page.goto(f"{live_server.url}/console/studies/{study.pk}/?tab=design")
-    page.get_by_label("Uncertain", exact=False).check()
-    page.get_by_label("every pair of systems is settled").check()
-    page.click("#save-allocation")
-    expect(page.locator("body")).to_contain_text("The allocation settings are saved.")
-    # Blocks of two systems each: something to steer, so no warning.
-    expect(page.locator("body")).not_to_contain_text("every block holds the same systems")
-
-
 def worker_chooses_one_block(browser, join_link):
     """A new worker: joins, picks the better output of each pair by keyboard (a or b), submits.
     Returns the assignment, or the refusal's text when the join link gave no block."""
-    context = browser.new_context(viewport=DESKTOP)
-    page = context.new_page()
-    page.goto(join_link)
-    if page.locator("text=Start").count() == 0:
-        text = page.locator("#refused").inner_text()
-        context.close()
-        return text
+    opened = joined(browser, join_link)
+    if isinstance(opened, str):
+        return opened
+    context, page = opened
     page.click("text=Start")
     page.wait_for_selector("#unit-heading:not(:empty)")
     token = page.url.split("/task/")[1].split("/")[0]
@@ -81,30 +70,18 @@ def test_a_pairwise_study_spends_its_blocks_on_the_close_pair_and_stops_by_itsel
     ).study
     StudyMembership.objects.create(study=study, user=user, role="researcher")
     researcher = browser.new_context(viewport=DESKTOP).new_page()
-    researcher_sets_the_allocation(researcher, live_server, study)
+    researcher_sets_the_allocation(researcher, live_server, study, username="rita", password=PASSWORD)
+    # Blocks of two systems each: something to steer, so no warning.
+    expect(researcher.locator("body")).not_to_contain_text("every block holds the same systems")
 
     join_link = f"{live_server.url}/join/{study.join_key}/"
-    done, refusal = [], None
-    for _ in range(BLOCKS):
-        outcome = worker_chooses_one_block(browser, join_link)
-        if isinstance(outcome, str):
-            refusal = outcome
-            break
-        done.append(outcome)
+    done, refusal = workers_until_refused(browser, join_link, worker_chooses_one_block, BLOCKS)
     assert refusal is not None and "finished" in refusal
 
-    study.refresh_from_db()
-    assert study.status == Study.Status.CLOSED
-    assert AllocationRecord.objects.get(study=study).stopped_rule == "settled"
     pairs = Counter(a.block.split("-")[1] for a in done)
     # Every C-D block was bought, and the study stopped before every block was.
     assert pairs["CD"] == INPUTS // 3
     assert len(done) < BLOCKS
-
-    researcher.goto(f"{live_server.url}/console/studies/{study.pk}/?tab=run")
-    expect(researcher.locator("#stopped-rule")).to_contain_text("Stopped by itself")
-    expect(researcher.locator("#stopped-rule")).to_contain_text("settled")
-    expect(researcher.locator("#ratings-spent")).to_contain_text(f"{len(done)} of {BLOCKS} planned")
+    assert_stopped_by_itself(researcher, live_server, study, rated=len(done), planned=BLOCKS, pairs=6)
     expect(researcher.locator("dt", has_text="Blocks rated")).to_be_visible()
-    expect(researcher.locator("#pairs-settled")).to_contain_text("6 of 6")
     assert_accessible(researcher)

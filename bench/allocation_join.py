@@ -95,10 +95,13 @@ def cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def measure(study, joins):
+def measure(study, joins, work=None):
+    """(wall, CPU, join CPU, submit CPU) in ms per worker of `joins` workers each doing `work`
+    (join_and_submit: a DA document; bench/block_allocation_join.py passes a block's)."""
+    work = work or join_and_submit
     wall, started_cpu, join_cpu, submit_cpu = time.perf_counter(), cpu(), 0.0, 0.0
     for n in range(joins):
-        join, submit = join_and_submit(study, f"{study.slug}-w{n}")
+        join, submit = work(study, f"{study.slug}-w{n}")
         join_cpu, submit_cpu = join_cpu + join, submit_cpu + submit
     per = 1000 / joins
     return (time.perf_counter() - wall) * per, (cpu() - started_cpu) * per, join_cpu * per, submit_cpu * per

@@ -16,23 +16,13 @@ import argparse
 import os
 import resource
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATABASE = Path(os.environ.get("BENCH_SQLITE", "/tmp/falte_bench_blockalloc.sqlite3"))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
-os.environ.setdefault("DATABASE_URL", f"sqlite:///{DATABASE}")
+os.environ.setdefault("BENCH_SQLITE", "/tmp/falte_bench_blockalloc.sqlite3")
 
-
-def setup():
-    import django
-    from django.core.management import call_command
-
-    DATABASE.unlink(missing_ok=True)
-    django.setup()
-    call_command("migrate", verbosity=0)
+from bench.allocation_join import cpu, measure, setup  # noqa: E402  (the database named above)
 
 
 def make_study(slug, systems, inputs, allocation):
@@ -97,20 +87,6 @@ def join_and_submit(study, name):
     return joined - started, cpu() - rated
 
 
-def cpu():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def measure(study, joins):
-    wall, join_cpu, submit_cpu = time.perf_counter(), 0.0, 0.0
-    for n in range(joins):
-        join, submit = join_and_submit(study, f"{study.slug}-w{n}")
-        join_cpu, submit_cpu = join_cpu + join, submit_cpu + submit
-    per = 1000 / joins
-    return (time.perf_counter() - wall) * per, join_cpu * per, submit_cpu * per
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--inputs", type=int, nargs="+", default=[100, 400])
@@ -132,7 +108,7 @@ def main():
         for name, allocation in policies.items():
             study = make_study(f"bench-{name}-{inputs}", args.systems, inputs, allocation)
             blocks = study.documents.values("block").distinct().count()
-            wall, join, submit = measure(study, args.joins)
+            wall, _, join, submit = measure(study, args.joins, join_and_submit)
             rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             print(f"| {inputs} | {blocks} | {name} | {wall:.1f} | {join:.1f} | {submit:.1f} | {rss:.0f} "
                   f"| {os.getloadavg()[0]:.1f} |")  # fmt: skip

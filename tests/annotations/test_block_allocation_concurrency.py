@@ -3,40 +3,16 @@ them, so no block gets more than K workers and the budget of blocks is never ove
 the policy chooses. Runs on PostgreSQL and on SQLite (a file database: the threads contend for its
 write lock)."""
 
-import threading
 from collections import Counter
 
 import pytest
-from django.db import connections
-from django.test import Client
 
 from annotations.models import Assignment
 from tests.annotations.block_studies import import_block_study, pair_documents, rate_block, warm_up
+from tests.annotations.concurrent_joins import joins_at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 WORKERS = 12
-
-
-def joins_at_once(study):
-    barrier = threading.Barrier(WORKERS)
-    statuses = []
-
-    def join(number):
-        try:
-            barrier.wait()
-            response = Client(raise_request_exception=False).get(
-                f"/join/{study.join_key}/?PROLIFIC_PID=crowd-{number}&SESSION_ID=s{number}"
-            )
-            statuses.append(response.status_code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=join, args=(n,)) for n in range(WORKERS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return Counter(statuses)
 
 
 def test_joins_at_once_never_overfill_a_block_and_go_to_the_close_pair(tmp_path):
@@ -44,7 +20,7 @@ def test_joins_at_once_never_overfill_a_block_and_go_to_the_close_pair(tmp_path)
         tmp_path, "pairwise", documents=pair_documents(12), allocation={"policy": "uncertain"}, per_block=2
     ).study
     warm_up(study, 6)
-    assert joins_at_once(study) == {302: WORKERS}
+    assert joins_at_once(study, WORKERS) == {302: WORKERS}
     joined = Assignment.objects.filter(study=study, joined=True, worker__external_id__startswith="crowd-")
     per_block = Counter(Assignment.objects.filter(study=study).values_list("block", flat=True))
     assert max(per_block.values()) == 2  # K
@@ -59,7 +35,7 @@ def test_joins_at_once_stop_at_the_budget_of_blocks(tmp_path):
         allocation={"policy": "uncertain", "stop_when": ["budget"], "budget": 9},
     ).study  # fmt: skip
     warm_up(study, 1)  # two blocks rated: seven places left in the budget
-    assert joins_at_once(study) == {302: 7, 200: WORKERS - 7}
+    assert joins_at_once(study, WORKERS) == {302: 7, 200: WORKERS - 7}
     assert max(Counter(Assignment.objects.filter(study=study).values_list("block", flat=True)).values()) == 1
     for assignment in Assignment.objects.filter(study=study, status=Assignment.Status.ASSIGNED):
         rate_block(assignment)

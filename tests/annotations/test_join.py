@@ -1,11 +1,9 @@
 """Join links: crowd workers arrive from Prolific or Mechanical Turk and get a document."""
 
-import threading
 from collections import Counter
 from datetime import timedelta
 
 import pytest
-from django.db import connections
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -13,6 +11,7 @@ from django.utils import timezone
 from accounts.models import Worker
 from annotations.models import Assignment
 from studies.models import Study
+from tests.annotations.concurrent_joins import joins_at_once
 from tests.factories import make_span_study
 
 pytestmark = pytest.mark.django_db
@@ -129,26 +128,8 @@ def test_concurrent_joins_never_over_assign_a_document():
     # the joins really contend for the write lock (falte_site/test_settings.py).
     study = make_span_study(documents=3, annotators_per_document=2)
     workers = 16
-    barrier = threading.Barrier(workers)
-    statuses = []
-
-    def join(number):
-        try:
-            barrier.wait()
-            # A database error becomes the 500 a worker would see, not an exception in the thread.
-            response = Client(raise_request_exception=False).get(
-                join_url(study, PROLIFIC_PID=f"crowd-{number}")
-            )
-            statuses.append(response.status_code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=join, args=(n,)) for n in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = joins_at_once(study, workers)
 
     per_document = Counter(Assignment.objects.values_list("document_id", flat=True))
     assert sorted(per_document.values()) == [2, 2, 2]
-    assert Counter(statuses) == {302: 6, 200: workers - 6}
+    assert statuses == {302: 6, 200: workers - 6}

@@ -3,15 +3,13 @@ study's row lock still serialises them, and each place a worker holds counts as 
 document gets more annotators than the design asks and every worker gets a different gap. Runs on
 PostgreSQL and on SQLite (a file database: the threads contend for its write lock)."""
 
-import threading
 from collections import Counter
 
 import pytest
-from django.db import connections
-from django.test import Client
 
 from annotations.models import Assignment
 from studies.models import Study
+from tests.annotations.concurrent_joins import joins_at_once
 from tests.translation.studies import make_translation_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,26 +21,9 @@ def test_joins_at_once_never_over_assign_a_document_and_stop_at_the_budget():
         "da", systems=("sysA", "sysB", "sysC"), documents=4, status=Study.Status.OPEN, annotators_per_document=1,
         config={"allocation": {"policy": "uncertain", "stop_when": ["budget"], "budget": 9}},
     )  # fmt: skip
-    barrier = threading.Barrier(WORKERS)
-    statuses = []
-
-    def join(number):
-        try:
-            barrier.wait()
-            response = Client(raise_request_exception=False).get(
-                f"/join/{study.join_key}/?PROLIFIC_PID=crowd-{number}&SESSION_ID=s{number}"
-            )
-            statuses.append(response.status_code)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=join, args=(n,)) for n in range(WORKERS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    statuses = joins_at_once(study, WORKERS)
 
     per_document = Counter(Assignment.objects.filter(study=study).values_list("document_id", flat=True))
     assert max(per_document.values()) == 1
     # Nine places (the budget) given, three workers told the study has what it planned; no 500.
-    assert Counter(statuses) == {302: 9, 200: WORKERS - 9}
+    assert statuses == {302: 9, 200: WORKERS - 9}

@@ -14,6 +14,7 @@ from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from protocols.span.models import ErrorAnnotation
+from studies.batches import batched
 from studies.models import Segment
 
 CHUNK = 1000  # documents or assignments per query: their texts and spans are what is held
@@ -35,7 +36,7 @@ def documents(study):
     rows = study.documents.order_by("position", "id").values_list(
         "id", "position", "external_id", "system", "meta"
     )
-    for chunk in _chunks(rows.iterator(chunk_size=CHUNK)):
+    for chunk in batched(rows.iterator(chunk_size=CHUNK), CHUNK):
         texts = {}
         segments = Segment.objects.filter(document_id__in=[row[0] for row in chunk]).order_by(
             "document_id", "index"
@@ -69,7 +70,7 @@ def assignment_groups(study, kinds, *, identities):
         if not identities:  # as the bundle sorts an analyst's: by what the file shows (a stable sort)
             group.sort(key=lambda pair: (*pair[1], pair[0][6]))
         records = []
-        for chunk in _chunks(iter(group)):
+        for chunk in batched(group, CHUNK):
             spans = _spans_of([row[0] for row, _ in chunk])
             for row, (annotator, _platform) in chunk:
                 records.append({
@@ -132,14 +133,3 @@ def _spans_of(assignment_ids):
             item["answers"] = answers
         spans.setdefault(assignment_id, []).append(item)
     return spans
-
-
-def _chunks(rows):
-    chunk = []
-    for row in rows:
-        chunk.append(row)
-        if len(chunk) == CHUNK:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk

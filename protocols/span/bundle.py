@@ -6,6 +6,7 @@ import csv
 from bundles.exporting import CSV_COLUMNS, assignment_record, json_line
 from bundles.reading import read_jsonl
 from exports.spreadsheet import spreadsheet_safe
+from studies.batches import batched
 from studies.protocols import BundleWork
 
 from .assistance.bundle import (
@@ -88,7 +89,7 @@ def export_work(study, assignments, directory, who):
     ):
         writer = csv.writer(table)
         writer.writerow(CSV_COLUMNS)
-        for batch in _batches(assignments, EXPORT_BATCH):
+        for batch in batched(assignments, EXPORT_BATCH):
             ids = [assignment.pk for assignment in batch]
             annotations = _annotations_by_assignment(ids)
             answers = (
@@ -117,17 +118,6 @@ def export_work(study, assignments, directory, who):
                     writer.writerow(
                         [spreadsheet_safe(value) for value in _csv_row(study, assignment, row, who)]
                     )
-
-
-def _batches(items, size):
-    batch = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def _annotations_by_assignment(assignment_ids):

@@ -7,6 +7,7 @@ from django.db.models import Count
 
 from accounts.pseudonyms import pseudonyms_of
 from exports.rows import CHUNK, iso, submitted_rows
+from studies.batches import batched
 from studies.models import Segment
 
 from .models import SegmentScore, TranslationError
@@ -105,14 +106,7 @@ def _rated(assignments):
 
 def _assignment_chunks(study):
     """The submitted assignments, CHUNK at a time, as lists."""
-    chunk = []
-    for row in _assignments(study).iterator(chunk_size=CHUNK):
-        chunk.append(row)
-        if len(chunk) == CHUNK:
-            yield chunk
-            chunk = []
-    if chunk:
-        yield chunk
+    return batched(_assignments(study).iterator(chunk_size=CHUNK), CHUNK)
 
 
 def _corpus(study, documents):

@@ -42,6 +42,14 @@ def check(page, name):
     page.set_viewport_size(DESKTOP)
 
 
+def next_step(page, heading):
+    """Press "Next" and wait until the next step's page stands (its heading shown), so the checks
+    never read a page that is still being replaced."""
+    with page.expect_navigation():
+        page.click("#next-step")
+    expect(page.locator("h2", has_text=heading)).to_be_visible()
+
+
 def test_a_researcher_goes_from_nothing_to_published_tables(browser, live_server, settings, eager_celery):
     settings.SITE_URL = live_server.url  # the task links the console shows
     researcher_create(username="rita", password="pass-w0rd-for-tests")
@@ -56,31 +64,31 @@ def test_a_researcher_goes_from_nothing_to_published_tables(browser, live_server
     check(page, "01-home-empty")
 
     steps, typed = 0, 0
-    page.click("#new-study")
+    with page.expect_navigation():
+        page.click("#new-study")
+    expect(page.locator("h1", has_text="New study")).to_be_visible()
     check(page, "02-new-study")
     page.fill("#id_title", "Coherence of summaries")
     typed += 1
     page.check("input[name=protocol][value=span]")
-    page.click("#next-step")
+    next_step(page, "Documents")
     steps += 1
 
-    expect(page.locator("h2", has_text="Documents")).to_be_visible()
     check(page, "03-documents")
     page.fill("#id_text", TEXTS)
     typed += 1
-    page.click("#next-step")
+    next_step(page, "Categories")
     steps += 1
 
-    expect(page.locator("h2", has_text="Categories")).to_be_visible()
     check(page, "04-categories")
     page.check("input[name=source][value=snac]")
-    page.click("#next-step")
+    next_step(page, "Annotators and qualification")
     steps += 1
 
     check(page, "05-annotators")
     page.fill("#id_annotators_per_document", "1")
     typed += 1
-    page.click("#next-step")
+    next_step(page, "Preview as a worker")
     steps += 1
 
     check(page, "06-preview")
@@ -92,7 +100,7 @@ def test_a_researcher_goes_from_nothing_to_published_tables(browser, live_server
     page.goto(
         live_server.url + reverse("console:preview", args=[Study.objects.get().pk])
     )  # back to the console
-    page.click("#next-step")
+    next_step(page, "Launch")
     steps += 1
 
     check(page, "07-launch")

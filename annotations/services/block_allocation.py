@@ -16,6 +16,7 @@ every system is allocated as uniform (studies/allocation.steers_nothing warns of
 Runs under the study's row lock (the join's), as the DA/ESA choice does.
 """
 
+from dataclasses import dataclass
 from itertools import combinations
 
 from annotations.services.allocation import cell_item, doubtful_pairs, pair_doubt
@@ -24,22 +25,33 @@ from studies.allocation import allocation_settings, steers_nothing
 from studies.models import Document
 
 
+@dataclass(frozen=True)
+class BlockLayout:
+    """What the `uncertain` choice reads of a block study's documents, in one query."""
+
+    blocks: list  # every block with a document of text, in bundle order (as blocks.study_blocks)
+    by_block: dict  # {block: {item: {system column}}}: the main outputs each block holds, by input
+    block_of: dict  # {(item, system column): block}
+    systems: list  # the study's systems, sorted (the allocation grid's columns)
+
+
 def block_layout(study):
-    """({block: {item: {system column}}}, {(item, system column): block}, systems): which outputs
-    each block holds, by input, and the study's systems (sorted, as the allocation grid's). One
-    query."""
+    """The study's BlockLayout. One query, which also serves blocks.free_blocks."""
     documents = list(
-        study.documents.filter(kind=Document.Kind.MAIN)
+        study.documents.exclude(block="")
         .with_text()
-        .values_list("id", "block", "input_id", "system")
+        .order_by("position", "id")
+        .values_list("id", "block", "input_id", "system", "kind")
     )
-    systems = sorted({system for _pk, _block, _item, system in documents})
+    main = [row[:4] for row in documents if row[4] == Document.Kind.MAIN]
+    systems = sorted({system for _pk, _block, _item, system in main})
     column = {system: n for n, system in enumerate(systems)}
     by_block, block_of = {}, {}
-    for pk, block, item, system in documents:
+    for pk, block, item, system in main:
         by_block.setdefault(block, {}).setdefault(cell_item(pk, item), set()).add(column[system])
         block_of[(cell_item(pk, item), column[system])] = block
-    return by_block, block_of, systems
+    blocks = list(dict.fromkeys(block for _pk, block, *_rest in documents))
+    return BlockLayout(blocks, by_block, block_of, systems)
 
 
 def covered_pairs(outputs):
@@ -47,7 +59,7 @@ def covered_pairs(outputs):
     return {pair for on_item in outputs.values() for pair in combinations(sorted(on_item), 2)}
 
 
-def choose_block(study, free, active, ratings):
+def choose_block(study, layout, free, active, ratings):
     """The block of `free` (the blocks this worker may take, in bundle order) that the `uncertain`
     policy gives next, or None to keep the fill order (no pair's doubt is above `settled`, or no
     block this worker may take has an output of a doubtful pair).
@@ -63,7 +75,7 @@ def choose_block(study, free, active, ratings):
     tie on doubt are then taken exactly as uniform takes them. `ratings` counts the submitted
     main blocks (allocation.pair_doubt trusts the stored pair sums only after as many).
     """
-    by_block, block_of, systems = block_layout(study)
+    by_block, block_of, systems = layout.by_block, layout.block_of, layout.systems
     together = protocols.of(study).allocation_judged_together
     doubtful = doubtful_pairs(pair_doubt(study, systems, ratings), allocation_settings(study).settled)
     covered = {block: covered_pairs(by_block.get(block, {})) for block in free}

@@ -51,9 +51,10 @@ def block_assignment_create(*, study, worker, block, kind=Assignment.Kind.MAIN, 
     )  # fmt: skip
 
 
-def free_blocks(study, worker):
+def free_blocks(study, worker, blocks=None):
     """(free, active, ratings): the blocks below K active annotators that the worker never had, in
-    bundle order; each block's active annotators (open or submitted); the submitted main blocks."""
+    bundle order; each block's active annotators (open or submitted); the submitted main blocks.
+    `blocks`: the study's blocks in bundle order when the caller has read them (study_blocks)."""
     assignments = Assignment.objects.filter(study=study, kind=Assignment.Kind.MAIN, document__isnull=True)
     had = set(assignments.filter(worker=worker).values_list("block", flat=True))
     held = assignments.exclude(status=Assignment.Status.RELEASED)
@@ -61,7 +62,8 @@ def free_blocks(study, worker):
     for block, status in held.values_list("block", "status"):
         active[block] += 1
         ratings += status == Assignment.Status.SUBMITTED
-    free = [b for b in study_blocks(study) if b not in had and active[b] < study.annotators_per_document]
+    blocks = study_blocks(study) if blocks is None else blocks
+    free = [b for b in blocks if b not in had and active[b] < study.annotators_per_document]
     return free, active, ratings
 
 

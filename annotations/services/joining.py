@@ -15,7 +15,7 @@ from accounts.models import Worker
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.services.allocation import budget_refusal, cell_item, choose_document
 from annotations.services.arms import arm_quota, worker_arm
-from annotations.services.block_allocation import choose_block
+from annotations.services.block_allocation import block_layout, choose_block
 from annotations.services.blocks import block_assignment_create, fill_order, free_blocks
 from annotations.services.pools import join_refusal, worker_locked
 from qualification.models import Qualification
@@ -178,12 +178,11 @@ def _join_block(study, worker, platform_ids, resume_tokens):
     taken = mine.exclude(status=Assignment.Status.RELEASED).count()
     if study.max_documents_per_worker is not None and taken >= study.max_documents_per_worker:
         raise JoinRefused("limit", "You have done as many blocks of this study as it allows. Thank you!")
-    free, active, ratings = free_blocks(study, worker)
+    layout = block_layout(study) if allocation_settings(study).adaptive else None
+    free, active, ratings = free_blocks(study, worker, layout and layout.blocks)
     if not free:
         raise JoinRefused("full", "There is no block left for you in this study. Thank you!")
-    block = (
-        allocation_settings(study).adaptive and choose_block(study, free, active, ratings)
-    ) or fill_order(free, active)
+    block = (layout and choose_block(study, layout, free, active, ratings)) or fill_order(free, active)
     return block_assignment_create(
         study=study, worker=worker, block=block, joined=True, platform_ids=platform_ids
     )

@@ -2,10 +2,13 @@
 `uncertain`, annotations/services/block_allocation.py): the next block goes to the pairs of
 systems most in doubt, the study stops by itself, and every guarantee of the block join holds."""
 
+import re
 from collections import Counter
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import StudyMembership, Worker
@@ -180,3 +183,21 @@ def test_two_systems_never_judged_together_are_not_settled_by_their_own_scores(t
     assert (status["pairs_settled"], status["pairs"]) == (4, 6)
     assert status["most_doubtful"][:2] == ("sysA", "sysB")
     assert systems_of(join(study, "w0")) == {"sysA", "sysB"}
+
+
+@pytest.mark.parametrize("protocol", ["likert", "pairwise"])
+def test_an_adaptive_join_reads_the_study_s_documents_once(tmp_path, protocol):
+    """The free blocks and the choice among them come from one read of the documents: a join runs
+    under the study's lock, so every statement in it holds up the other joining workers."""
+    study = import_block_study(
+        tmp_path, protocol, documents=pair_documents(12), allocation={"policy": "uncertain"}, per_block=2
+    ).study
+    warm_up(study, 6)
+    with CaptureQueriesContext(connection) as queries:
+        given = join(study, "w0")
+    assert systems_of(given) == {"sysC", "sysD"}
+    one_block = re.compile(r'"block" = \'[^\']')  # the chosen block's own items are read once more
+    whole_study = [
+        q["sql"] for q in queries if 'FROM "studies_document"' in q["sql"] and not one_block.search(q["sql"])
+    ]
+    assert len(whole_study) == 1, "\n\n".join(whole_study)

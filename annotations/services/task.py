@@ -170,23 +170,21 @@ def _allocates(study):
 # The span protocol's check of what is left compares the furthest segment with the document's
 # segment count (protocols/span/protocol.py): read here, in the SELECT that locks the assignment, it
 # is not a statement of its own. A block assignment has no document, and the count is then 0.
-_SEGMENTS_OF_DOCUMENT = Coalesce(
-    Subquery(
-        Segment.objects.filter(document_id=OuterRef("document_id"))
-        .order_by()
-        .values("document_id")
-        .annotate(count=Count("pk"))
-        .values("count")
-    ),
-    0,
-)
+def row_count(rows, by):
+    """The number of `rows` (a queryset filtered on an OuterRef) as a subquery: rows grouped by
+    their column `by`, so the database counts them inside the statement that uses it; 0 when
+    there are none."""
+    return Coalesce(Subquery(rows.order_by().values(by).annotate(count=Count("pk")).values("count")), 0)
+
+
+# The submitting document's segment count, read by the locking SELECT itself (one statement fewer).
+_SEGMENTS_OF_DOCUMENT = row_count(Segment.objects.filter(document_id=OuterRef("document_id")), "document_id")
 
 
 def rows_at_least(rows, needed):
     """A protocol's `submit_ready` condition: the work `rows` of an assignment (a queryset that
     names the assignment as OuterRef("pk")) number at least `needed`."""
-    count = rows.order_by().values("assignment").annotate(count=Count("pk")).values("count")
-    return GreaterThanOrEqual(Coalesce(Subquery(count), 0), needed)
+    return GreaterThanOrEqual(row_count(rows, "assignment"), needed)
 
 
 def _submitted(token, *, stopping, study_first):

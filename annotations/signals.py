@@ -6,5 +6,5 @@ from django.dispatch import Signal
 assignment_submitted = Signal()
 
 # Sent inside the transaction that closed `study` by its stopping rule (`rule`, `note` in words):
-# annotations/services/allocation.study_stop. The crowd app stops the study's listings.
+# annotations/services/stopping.study_stop. The crowd app stops the study's listings.
 study_stopped = Signal()

@@ -1,4 +1,4 @@
-"""A study that stopped by its allocation rule (annotations/services/allocation.study_stop) stops
+"""A study that stopped by its allocation rule (annotations/services/stopping.study_stop) stops
 its crowd listings too: a stop row in the ledger for each, planned by the rule and sent once the
 study's closing is committed. A row that fails (the platform is down, no client configured here)
 stays in the ledger, where the researchers see it and send it again."""

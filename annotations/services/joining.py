@@ -13,11 +13,12 @@ from django.utils import timezone
 
 from accounts.models import Worker
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
-from annotations.services.allocation import budget_refusal, cell_item, choose_document
+from annotations.services.allocation import cell_item, choose_document
 from annotations.services.arms import arm_quota, worker_arm
 from annotations.services.block_allocation import block_layout, choose_block
 from annotations.services.blocks import block_assignment_create, fill_order, free_blocks
 from annotations.services.pools import join_refusal, worker_locked
+from annotations.services.stopping import budget_refusal
 from qualification.models import Qualification
 from qualification.services import worker_is_qualified
 from studies import protocols

@@ -28,9 +28,9 @@ from studies.allocation import allocation_settings
 from studies.models import Segment, Study
 from studies.spans import is_whole_number
 
-from .allocation import allocation_after_submit
 from .blocks import retest_schedule
 from .rounds import in_round, round_completion_code, round_continue
+from .stopping import allocation_after_submit
 
 MAX_ACTIVITY_STEP = 120  # seconds one activity report may add
 ACTIVITY_SLACK_SECONDS = 5  # how early a report may arrive (network jitter, a late tick)

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts import policy
 from annotations.models import Assignment
-from annotations.services.allocation import allocation_status
+from annotations.services.stopping import allocation_status
 from exports.publish import csv_archive, latex_document
 from reports.models import Report
 from reports.page import report_page_context

@@ -14,8 +14,8 @@ from django.urls import reverse
 from accounts.models import StudyMembership, Worker
 from annotations.models import AllocationRecord, Assignment
 from annotations.services import JoinRefused, assignment_join
-from annotations.services.allocation import allocation_status
 from annotations.services.blocks import block_assignment_create
+from annotations.services.stopping import allocation_status
 from studies.config import config_problems
 from studies.models import Study
 from tests.annotations.block_studies import (

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
-from annotations.services.allocation import study_stop
+from annotations.services.stopping import study_stop
 from crowd import ledger, platforms
 from crowd.models import LedgerEntry, Listing
 from crowd.mturk import ENDPOINTS, MTurkClient, client_from_env, request_token

@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
-from annotations.services.allocation import study_stop
+from annotations.services.stopping import study_stop
 from crowd import bonuses, ledger, platforms, prolific
 from crowd.models import LedgerEntry, Listing
 from qualification.models import Qualification, QualificationResult

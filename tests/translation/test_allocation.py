@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from annotations.models import AllocationRecord, Assignment
 from annotations.services import JoinRefused, assignment_join, assignment_submit
-from annotations.services.allocation import allocation_status
+from annotations.services.stopping import allocation_status
 from protocols.translation.models import SegmentScore
 from studies.config import config_problems
 from studies.models import Document, Segment, Study

@@ -1,8 +1,10 @@
 """Logging in through the login form, as a researcher does, in a real browser.
 
 Each helper returns only once the page the login leads to has loaded. Pressing the form's button
-starts a navigation, and the session cookie comes with its response: a test that went on at once
-(a `page.goto`, a check) could cancel that response or read the login page instead of the next.
+starts a navigation, and the session cookie comes with its response: Playwright's click waits for
+a navigation only when it sees one start during the click, and a test that then went on at once
+(a `page.goto`, a check) could cancel that response or read the login page. So the helpers wait
+for the address only a logged-in researcher reaches.
 """
 
 from django.urls import reverse

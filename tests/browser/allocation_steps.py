@@ -1,21 +1,20 @@
 """Steps the live adaptive-allocation tests share: the researcher turning the policy on, workers
-coming through the join link one after another until it refuses, and the Run tab after the
-study stopped by itself."""
+coming through the join link one after another until it refuses, the Run tab after the
+study stopped by itself, and its Run and Design tabs on a phone."""
 
 from playwright.sync_api import expect
 
 from annotations.models import AllocationRecord
 from studies.models import Study
+from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.logins import log_in_to_the_console
 
-DESKTOP = {"width": 1280, "height": 800}
+DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
 
 
 def researcher_sets_the_allocation(page, live_server, study, *, username, password):
     """Logs in and chooses the `uncertain` policy with the `settled` rule on the Design tab."""
-    page.goto(live_server.url + "/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", password)
-    page.click("input[type=submit]")
+    log_in_to_the_console(page, live_server, username, password)
     page.goto(f"{live_server.url}/console/studies/{study.pk}/?tab=design")
     page.get_by_label("Uncertain", exact=False).check()
     page.get_by_label("every pair of systems is settled").check()
@@ -58,3 +57,15 @@ def assert_stopped_by_itself(researcher, live_server, study, *, rated, planned, 
     expect(researcher.locator("#stopped-rule")).to_contain_text("settled")
     expect(researcher.locator("#ratings-spent")).to_contain_text(f"{rated} of {planned} planned")
     expect(researcher.locator("#pairs-settled")).to_contain_text(f"{pairs} of {pairs}")
+
+
+def assert_tabs_fit_a_phone(researcher, live_server, study, tabs=("run", "design")):
+    """At 390 px the study's Run and Design tabs (what the researcher reads and sets about the
+    allocation) scroll nothing sideways, and axe-core finds no serious or critical violation."""
+    researcher.set_viewport_size(PHONE)
+    for tab in tabs:
+        researcher.goto(f"{live_server.url}/console/studies/{study.pk}/?tab={tab}")
+        expect(researcher.locator(f'[aria-current="page"][href$="?tab={tab}"]')).to_be_visible()
+        assert_no_overflow(researcher)
+        assert_accessible(researcher)
+    researcher.set_viewport_size(DESKTOP)

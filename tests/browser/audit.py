@@ -7,6 +7,10 @@
     assert_no_overflow(page)  # nothing scrolls sideways at this width
     assert_accessible(page)   # axe-core finds no serious or critical violation
 
+Both first wait for the page's document to have loaded (`loaded(page)`), so a check right
+after a click that navigates reads the new page whole; waiting for something only the new
+page shows stays the test's job (see `loaded`).
+
 `assert_no_overflow(page)` fails when the document is wider than the window
 (`document.documentElement.scrollWidth > window.innerWidth`), naming the
 elements that stick out on the right.
@@ -63,10 +67,22 @@ _RUN_AXE = """async (exclude) => {
 }"""
 
 
+def loaded(page):
+    """Waits until the page's current document has fired `load`.
+
+    A click that submits a form or follows a link returns once the new document is committed,
+    not parsed: an evaluate then may find no `document.documentElement` yet ("Cannot read
+    properties of null (reading 'scrollWidth')") or a page without its stylesheets, which
+    measures wrong. This does not tell a page that is about to be replaced from one that stays:
+    after such a click the test still waits for something only the new page shows."""
+    page.wait_for_load_state()
+
+
 def axe_violations(page, *, exclude=()):
     """Every axe-core violation on the page as it is now: dicts with id, impact, help,
     helpUrl, targets (one CSS selector per offending node), html (the start of each
     node's markup) and summaries (axe's word on what to fix)."""
+    loaded(page)
     if not page.evaluate("() => Boolean(window.axe)"):
         page.evaluate(axe_source())
     return page.evaluate(_RUN_AXE, list(exclude))
@@ -113,6 +129,7 @@ _OVERFLOW = """() => {
 def assert_no_overflow(page):
     """The page does not scroll sideways: document.documentElement.scrollWidth <= window.innerWidth
     (and the window is as wide as the viewport the test set, so a zoomed-out page cannot hide it)."""
+    loaded(page)
     found = page.evaluate(_OVERFLOW)
     viewport = page.viewport_size
     assert viewport is None or found["innerWidth"] <= viewport["width"], (

@@ -19,11 +19,11 @@ from studies.models import Study
 from tests.browser.allocation_steps import (
     DESKTOP,
     assert_stopped_by_itself,
+    assert_tabs_fit_a_phone,
     joined,
     researcher_sets_the_allocation,
     workers_until_refused,
 )
-from tests.browser.audit import assert_accessible, assert_no_overflow
 from tests.browser.translation_page import next_segment, progress, submit_by_keyboard
 from tests.translation.studies import make_translation_study
 
@@ -86,6 +86,4 @@ def test_a_da_study_spends_on_the_close_pair_and_stops_by_itself(browser, live_s
     assert spent["sysB"] > spent["sysA"] and spent["sysC"] > spent["sysA"]
     assert len(done) < 3 * ITEMS
     assert_stopped_by_itself(researcher, live_server, study, rated=len(done), planned=3 * ITEMS, pairs=3)
-    researcher.set_viewport_size({"width": 390, "height": 844})
-    assert_no_overflow(researcher)
-    assert_accessible(researcher)
+    assert_tabs_fit_a_phone(researcher, live_server, study)

@@ -21,6 +21,7 @@ from tests.annotations.block_studies import import_block_study, pair_documents, 
 from tests.browser.allocation_steps import (
     DESKTOP,
     assert_stopped_by_itself,
+    assert_tabs_fit_a_phone,
     joined,
     researcher_sets_the_allocation,
     workers_until_refused,
@@ -85,3 +86,4 @@ def test_a_pairwise_study_spends_its_blocks_on_the_close_pair_and_stops_by_itsel
     assert_stopped_by_itself(researcher, live_server, study, rated=len(done), planned=BLOCKS, pairs=6)
     expect(researcher.locator("dt", has_text="Blocks rated")).to_be_visible()
     assert_accessible(researcher)
+    assert_tabs_fit_a_phone(researcher, live_server, study)

@@ -6,6 +6,7 @@ from django.urls import reverse
 
 from evaluators.models import Evaluator
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.logins import log_in
 from tests.factories import make_span_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -18,10 +19,7 @@ def test_the_researchers_admin_pages_fit_a_laptop_and_read_aloud(page, live_serv
     Evaluator.objects.create(study=study, key="repeats", kind="builtin", detector="repetition",
                              options={"category": "RepE"})  # fmt: skip
     page.set_viewport_size({"width": 1280, "height": 800})
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", researcher.username)
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
+    log_in(page, live_server, researcher.username)
     for url in (
         reverse("admin:studies_study_changelist"),
         reverse("admin:studies_study_change", args=[study.pk]),

@@ -9,6 +9,7 @@ from django.urls import reverse
 
 from accounts.services import researcher_create
 from studies.models import Study
+from tests.browser.logins import log_in
 from tests.bundles import study_yaml
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -23,14 +24,6 @@ def bundle_zip(tmp_path):
         document = {"id": "hostile", "segments": [HOSTILE, "A quiet second segment. It ends here."]}
         archive.writestr("my-study/documents.jsonl", json.dumps(document) + "\n")
     return path
-
-
-def log_in(page, live_server, username):
-    page.goto(f"{live_server.url}/admin/login/")
-    page.fill("#id_username", username)
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
-    page.wait_for_url(f"{live_server.url}/admin/")
 
 
 def test_researcher_imports_a_bundle_and_previews_escaped_sentences(page, live_server, tmp_path):

@@ -17,6 +17,7 @@ from accounts.services import researcher_create
 from annotations.models import Assignment
 from studies.models import Study
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.logins import log_in_to_the_console
 from tests.browser.translation_page import text_cell
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -54,10 +55,7 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     settings.SITE_URL = live_server.url
     researcher_create(username="rita", password="pass-w0rd-for-tests")
     page = browser.new_context(viewport=DESKTOP).new_page()
-    page.goto(live_server.url + "/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
+    log_in_to_the_console(page, live_server, "rita")
 
     page.click("#new-study")
     page.fill("#id_title", "Weather reports, German to English")
@@ -133,10 +131,7 @@ def test_the_mqm_and_da_settings_pages_fit_and_pass_axe(browser, live_server, pr
     user = researcher_create(username="rita", password="pass-w0rd-for-tests")
     study = study_create(title=f"A {protocol} study", protocol=protocol, user=user)
     page = browser.new_context(viewport=DESKTOP).new_page()
-    page.goto(live_server.url + "/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
+    log_in_to_the_console(page, live_server, "rita")
     page.goto(live_server.url + reverse("console:documents", args=[study.pk]))
     choose_file(page, "weather.csv", CSV)
     page.click("#next-step")

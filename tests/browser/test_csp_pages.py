@@ -11,10 +11,10 @@ from bundles.services import study_import_bundle
 from qualification.services import qualification_result_update
 from reports.models import Report
 from reports.services import report_compute, report_request
+from tests.browser.logins import log_in
 from tests.browser.rating_pages import open_rating_page, rating_assignment
 from tests.browser.review_page import open_review_page, review_assignment
 from tests.browser.task_page import make_task, open_task
-from tests.browser.test_admin_pages import log_in
 from tests.qualification.builders import annotate, make_round, span
 from tests.reports.span_bundle import write_span_bundle
 

@@ -20,6 +20,7 @@ from protocols.translation.models import SegmentScore
 from reports.models import Report
 from reports.study_report import study_report_data
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.logins import log_in_to_the_console
 from tests.factories import AssignmentFactory, WorkerFactory
 from tests.translation.studies import make_translation_study
 
@@ -66,10 +67,7 @@ def test_the_judge_and_the_arms_fit_both_widths_and_open_by_keyboard(browser, li
     ]
     Report.objects.create(study=study, status=Report.Status.DONE, result=result, finished_at=timezone.now())
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.goto(live_server.url + reverse("console:home"))
-    page.fill("#id_username", "jude")
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
+    log_in_to_the_console(page, live_server, "jude")
     page.goto(live_server.url + reverse("console:study", args=[study.pk]) + "?tab=analyse")
     expect(page.locator("#judge-systems-table-1")).to_be_visible()
     expect(page.locator("#assistance-kept-table")).to_be_visible()

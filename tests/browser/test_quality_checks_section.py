@@ -13,6 +13,7 @@ from protocols.translation.quality_checks.making import quality_checks_make
 from reports.models import Report
 from reports.study_report import study_report_data
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.logins import log_in_to_the_console
 from tests.translation.test_quality_checks import run_stream, translation_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -29,10 +30,7 @@ def test_the_quality_check_table_fits_both_widths(browser, live_server):
         study=study, status=Report.Status.DONE, result=study_report_data(study), finished_at=timezone.now()
     )
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.goto(live_server.url + reverse("console:home"))
-    page.fill("#id_username", "quinn")
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
+    log_in_to_the_console(page, live_server, "quinn")
     page.goto(live_server.url + reverse("console:study", args=[study.pk]) + "?tab=analyse")
     table = page.locator("#quality-control-table")
     expect(table).to_be_visible()

@@ -10,6 +10,7 @@ from accounts.services import researcher_create
 from reports.models import Report
 from reports.study_report import study_report_data
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.logins import log_in_to_the_console
 from tests.console.test_rankings import likert_study
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,10 +23,7 @@ def test_ranking_sections_fit_both_widths_and_open_by_keyboard(browser, live_ser
         study=study, status=Report.Status.DONE, result=study_report_data(study), finished_at=timezone.now()
     )
     page = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
-    page.goto(live_server.url + reverse("console:home"))
-    page.fill("#id_username", "rhea")
-    page.fill("#id_password", "pass-w0rd-for-tests")
-    page.click("input[type=submit]")
+    log_in_to_the_console(page, live_server, "rhea")
     page.goto(live_server.url + reverse("console:study", args=[study.pk]) + "?tab=analyse")
     expect(page.locator("#ranking-table")).to_be_visible()
     expect(page.locator("#ranking-z-table")).to_be_visible()

@@ -25,6 +25,7 @@ from annotations.models import Assignment
 from protocols.translation.keys import QUALITY_CHECK
 from protocols.translation.quality_checks.making import quality_checks_make
 from studies.models import Document, Study
+from tests.browser.logins import log_in_to_the_console
 from tests.browser.test_console_translation import choose_file
 from tests.browser.translation_page import (
     category,
@@ -76,19 +77,12 @@ def campaign_csv():
 # --- the researcher in the console -----------------------------------------------------------
 
 
-def log_in(page, live_server):
-    page.goto(live_server.url + "/")
-    page.fill("#id_username", "rita")
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
-
-
 def researcher_launches(browser, live_server, *, title, protocol, settings_step):
     """The new-study flow of the console, from the protocol to the launch; returns the researcher's
     page, the study and its join link as the Run tab shows it."""
     researcher_create(username="rita", password=PASSWORD)
     page = browser.new_context(viewport=DESKTOP).new_page()
-    log_in(page, live_server)
+    log_in_to_the_console(page, live_server, "rita", PASSWORD)
     page.click("#new-study")
     page.fill("#id_title", title)
     page.check(f"input[name=protocol][value={protocol}]")

@@ -6,7 +6,7 @@ from django.utils import timezone
 from accounts.models import Worker
 from accounts.services import researcher_create
 from annotations.models import Assignment
-from tests.browser.test_admin_pages import log_in
+from tests.browser.logins import log_in
 from tests.factories import make_span_study
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

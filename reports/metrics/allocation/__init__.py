@@ -24,12 +24,14 @@ Policies (replayed by `replay`):
 Everything is seeded: a policy's order of cells depends only on the cells and the seed.
 """
 
+from .clusters import clusters_order, decision_doubt
 from .doubt import SETTLED, SUM_KEYS, doubt_from_sums, next_pair, order_doubt, pair_sums
+from .oracle import oracle_order, oracle_plans
 from .policies import _cells, uncertain_order, uniform_order
-from .replay import FRACTIONS, POLICIES, Checkpoint, budget_needed, pair_spending, replay
+from .replay import FRACTIONS, POLICIES, Checkpoint, budget_needed, buying_order, pair_spending, replay
 
 __all__ = [
-    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "_cells", "budget_needed",
-    "doubt_from_sums", "next_pair", "order_doubt", "pair_sums", "pair_spending", "replay",
-    "uncertain_order", "uniform_order",
+    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "_cells", "budget_needed", "buying_order",
+    "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
+    "order_doubt", "pair_sums", "pair_spending", "replay", "uncertain_order", "uniform_order",
 ]  # fmt: skip

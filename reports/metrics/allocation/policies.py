@@ -1,4 +1,4 @@
-"""The order in which `uniform` and `uncertain` buy a finished study's cells (package docstring)."""
+"""The order in which `uniform`, `uncertain` (and, through `pair_by_pair_order`, `clusters`) buy a finished study's cells (package docstring)."""
 
 import numpy as np
 
@@ -28,7 +28,17 @@ def uniform_order(scores, rng):
 
 
 def uncertain_order(scores, rng, *, warmup=5, settled=SETTLED):
-    """Cells in the order the `uncertain` policy buys them (module docstring)."""
+    """Cells in the order the `uncertain` policy buys them (package docstring)."""
+    planned = ~np.isnan(scores)
+    return pair_by_pair_order(
+        scores, rng, lambda bought: next_pair(scores, bought, planned, rng, settled=settled), warmup=warmup
+    )
+
+
+def pair_by_pair_order(scores, rng, choose, *, warmup=5):
+    """Cells in the order of a policy that, after `warmup` items rated for every system, rates the
+    pair ``choose(bought)`` on the next item in the random order that the two have not both been
+    rated on, until `choose` gives None (then the rest, item by item, as uniform does)."""
     items, systems = scores.shape
     planned = ~np.isnan(scores)
     rows = [int(r) for r in rng.permutation(items)]
@@ -44,7 +54,7 @@ def uncertain_order(scores, rng, *, warmup=5, settled=SETTLED):
         for column in rng.permutation(systems):
             buy(row, int(column))
     searched = {}  # (a, b) -> where in `rows` the pair's search for an item goes on
-    while (pair := next_pair(scores, bought, planned, rng, settled=settled)) is not None:
+    while (pair := choose(bought)) is not None:
         position = searched.get(pair, 0)
         while position < items and not any(planned[rows[position], c] and not bought[rows[position], c]
                                            for c in pair):  # fmt: skip

@@ -8,9 +8,12 @@ import numpy as np
 from scipy import stats
 
 from ..ranking import rank_systems
+from .clusters import clusters_order
+from .oracle import oracle_order, oracle_plans
 from .policies import _cells, uncertain_order, uniform_order
 
-POLICIES = ("uniform", "uncertain")
+# `oracle` is no policy a study can run: it reads the finished study (oracle.py), for a bound.
+POLICIES = ("uniform", "uncertain", "clusters", "oracle")
 FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
@@ -47,19 +50,18 @@ def replay(by_system, *, policy, seed=0, fractions=FRACTIONS, higher_is_better=T
     over all cells; with `test_resamples`, the significance clusters of the cells bought
     (reports/metrics/ranking.rank_systems, paired randomisation) are compared with the full
     data's (None skips the clusters)."""
-    if policy not in POLICIES:
-        raise ValueError(f"unknown policy {policy!r}: one of {', '.join(POLICIES)}")
     systems, items, scores = _cells(by_system)
-    rng = np.random.default_rng(seed)
-    order = uniform_order(scores, rng) if policy == "uniform" else uncertain_order(scores, rng, warmup=warmup)
-    full = _means(scores, order)
     settings = {
         "higher_is_better": higher_is_better,
         "resamples": test_resamples or 0,
         "alpha": alpha,
         "seed": seed,
     }
-    full_clusters = _cluster_sets(rank_systems(by_system, **settings)) if test_resamples else None
+    full_ranking = rank_systems(by_system, **settings) if test_resamples else None
+    order = buying_order(by_system, policy=policy, seed=seed, warmup=warmup, higher_is_better=higher_is_better,
+                         alpha=alpha, full_ranking=full_ranking)  # fmt: skip
+    full = _means(scores, order)
+    full_clusters = _cluster_sets(full_ranking) if test_resamples else None
     checkpoints = []
     for fraction in fractions:
         spent = max(1, round(fraction * len(order)))
@@ -79,12 +81,36 @@ def replay(by_system, *, policy, seed=0, fractions=FRACTIONS, higher_is_better=T
     return checkpoints
 
 
-def pair_spending(by_system, *, policy, seed=0, fraction=0.5, warmup=5):
+def buying_order(
+    by_system, *, policy, seed=0, warmup=5, higher_is_better=True, alpha=0.05, full_ranking=None
+):
+    """[(item row, system column)]: every cell of the finished study, in the order `policy` buys
+    them (rows and columns of `_cells`). `oracle` reads `full_ranking` (rank_systems of the full
+    data; None: it aims at tau alone)."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}: one of {', '.join(POLICIES)}")
+    systems, _items, scores = _cells(by_system)
+    rng = np.random.default_rng(seed)
+    if policy == "uniform":
+        return uniform_order(scores, rng)
+    if policy == "uncertain":
+        return uncertain_order(scores, rng, warmup=warmup)
+    if policy == "clusters":
+        return clusters_order(scores, rng, warmup=warmup, alpha=alpha, higher_is_better=higher_is_better)
+    return oracle_order(scores, rng, oracle_plans(scores, full_ranking, systems, alpha=alpha))
+
+
+def pair_spending(by_system, *, policy, seed=0, fraction=0.5, warmup=5, higher_is_better=True, resamples=200):
     """{(system, system): items both were rated on} after `fraction` of the cells: where a
     policy spent its budget."""
     systems, _items, scores = _cells(by_system)
-    rng = np.random.default_rng(seed)
-    order = uniform_order(scores, rng) if policy == "uniform" else uncertain_order(scores, rng, warmup=warmup)
+    full_ranking = None
+    if policy == "oracle":
+        full_ranking = rank_systems(
+            by_system, higher_is_better=higher_is_better, resamples=resamples, seed=seed
+        )
+    order = buying_order(by_system, policy=policy, seed=seed, warmup=warmup, higher_is_better=higher_is_better,
+                         full_ranking=full_ranking)  # fmt: skip
     bought = np.zeros(scores.shape, dtype=bool)
     for row, column in order[: max(1, round(fraction * len(order)))]:
         bought[row, column] = True

@@ -1,0 +1,101 @@
+"""The `clusters` policy: spend where the ranking's significance clusters are in doubt, not only
+its order.
+
+`uncertain` stops spending on a pair once its *order* is clear, long before the pair is
+*significant*; a cluster boundary needs every pair across it significant, so the clusters come
+late. This policy sees only the ratings so far (a live study could run it) and asks, per pair
+of systems, with the paired normal approximation of the ranking's test:
+
+- will the pair be significant at the end of its plan? From the n items both systems were
+  rated on (mean difference m, spread s), the plan's N shared items have a mean difference
+  about normal around m with variance s^2 / n (1 - n / N) (finite population), and the pair
+  is significant at the end when that exceeds c s / sqrt(N), c the two-sided critical value;
+- is the pair's *decision* in doubt: the probability that its significance now (|m| above
+  c s / sqrt(n)) is not its significance at the end of the plan. A pair that cannot become
+  significant with what is left of its plan, and a pair that is significant now and will stay
+  so, are not in doubt; a pair rated on all its planned items never is.
+
+A pair's decision matters only where a boundary can fall: at a position of the current order
+(by the means so far) where every pair across may end significant (the product of their
+chances above `settled`), or where every pair across is significant now (a boundary the full
+plan may not have). The next item goes to the pair with the most doubt, of its order
+(reports/metrics/allocation/doubt.order_doubt, as `uncertain`) or of its decision where that
+matters; ties drawn at random. When no pair's doubt is above `settled`, the rest in the uniform
+order.
+"""
+
+import numpy as np
+from scipy import stats
+
+from .doubt import SETTLED, _variance, doubt_from_sums, pair_sums
+from .policies import pair_by_pair_order
+
+
+def decision_doubt(sums, *, alpha=0.05):
+    """(doubt, significant at the end) as systems x systems matrices, from `pair_sums`:
+    the probability that the pair's significance now is not its significance at the end of its
+    plan, and the probability that it is significant then (module docstring)."""
+    shared, difference, squares, shared_planned = (
+        np.asarray(sums[key], dtype=float) for key in ("shared", "difference", "squares", "shared_planned")
+    )
+    critical = stats.norm.isf(alpha / 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        gap = np.abs(difference / shared)
+        spread = np.sqrt(_variance(shared, difference, squares))
+        now = gap > critical * spread / np.sqrt(shared)
+        threshold = critical * spread / np.sqrt(shared_planned)
+        left = spread * np.sqrt(np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1) / shared)
+        at_end = np.where(
+            left > 1e-12,
+            stats.norm.sf((threshold - gap) / left) + stats.norm.cdf((-threshold - gap) / left),
+            (gap > threshold).astype(float),
+        )
+    at_end = np.where(shared > 1, np.nan_to_num(at_end, nan=0.0), 0.0)
+    doubt = np.where(shared > 1, np.where(now, 1 - at_end, at_end), 0.0)
+    np.fill_diagonal(doubt, 0.0)
+    np.fill_diagonal(at_end, 0.0)
+    return doubt, at_end, np.where(shared > 1, now, False)
+
+
+def boundary_pairs(means, at_end, now, *, settled=SETTLED, higher_is_better=True):
+    """Boolean systems x systems matrix: the pairs across a position of the current order where a
+    boundary may fall at the end (all pairs across may be significant) or falls now."""
+    scored = np.flatnonzero(~np.isnan(means))
+    order = scored[np.argsort(-means[scored] if higher_is_better else means[scored], kind="stable")]
+    matters = np.zeros(at_end.shape, dtype=bool)
+    for position in range(1, len(order)):
+        above, below = order[:position], order[position:]
+        block = np.ix_(above, below)
+        if at_end[block].prod() > settled or now[block].all():
+            matters[block] = True
+    return matters | matters.T
+
+
+def next_cluster_pair(scores, bought, planned, rng, *, settled=SETTLED, alpha=0.05, higher_is_better=True):
+    """(a, b): the pair of system columns whose order or significance decision is most in doubt
+    (the decision only where a boundary may fall); None when no doubt is above `settled`."""
+    sums = pair_sums(scores, bought, planned)
+    doubt, at_end, now = decision_doubt(sums, alpha=alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = sums["total"] / sums["count"]
+    matters = boundary_pairs(means, at_end, now, settled=settled, higher_is_better=higher_is_better)
+    doubt = np.triu(np.maximum(doubt_from_sums(sums), np.where(matters, doubt, 0.0)), 1)
+    most = doubt.max() if doubt.size else 0.0
+    if most <= settled:
+        return None
+    candidates = np.argwhere(doubt == most)
+    a, b = candidates[rng.integers(len(candidates))]
+    return int(a), int(b)
+
+
+def clusters_order(scores, rng, *, warmup=5, settled=SETTLED, alpha=0.05, higher_is_better=True):
+    """Cells in the order the `clusters` policy buys them (module docstring)."""
+    planned = ~np.isnan(scores)
+    return pair_by_pair_order(
+        scores,
+        rng,
+        lambda bought: next_cluster_pair(
+            scores, bought, planned, rng, settled=settled, alpha=alpha, higher_is_better=higher_is_better
+        ),
+        warmup=warmup,
+    )

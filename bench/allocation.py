@@ -126,6 +126,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--data", nargs="+", choices=tuple(DATA), default=list(DATA))
+    parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
     parser.add_argument("--hanna-criterion", choices=("overall", *HANNA_CRITERIA), default="overall")
     args = parser.parse_args()
     for key in args.data:
@@ -141,7 +142,7 @@ def main():
         )
         print("| policy | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " | budget needed | CPU |")
         print("| --- " * (len(FRACTIONS) + 3) + "|")
-        for policy in POLICIES:
+        for policy in args.policies:
             started = time.process_time()
             runs = [
                 replay(

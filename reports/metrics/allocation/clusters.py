@@ -9,15 +9,19 @@ of systems, with the paired normal approximation of the ranking's test:
 - will the pair be significant at the end of its plan? From the n items both systems were
   rated on (mean difference m, spread s), the plan's N shared items have a mean difference
   about normal around m with variance s^2 / n (1 - n / N) (finite population), and the pair
-  is significant at the end when that exceeds c s / sqrt(N), c the two-sided critical value;
+  is significant at the end when that exceeds t s / sqrt(N), t the paired t test's two-sided
+  critical value;
 - is the pair's *decision* in doubt: the probability that its significance now (|m| above
-  c s / sqrt(n)) is not its significance at the end of the plan. A pair that cannot become
+  t s / sqrt(n) by MARGIN standard errors, on at least the `fewest_items` paired randomisation needs) is not its
+  significance at the end of the plan. The t test and the floor matter on few items: a system
+  far ahead of the rest is clear by the normal approximation after its warm-up of 5 items, but
+  randomisation over 5 items cannot give p below 1/16, so it would sit in everyone's cluster. A pair that cannot become
   significant with what is left of its plan, and a pair that is significant now and will stay
   so, are not in doubt; a pair rated on all its planned items never is.
 
 A pair's decision matters only where a boundary can fall: at a position of the current order
-(by the means so far) where every pair across may end significant (the product of their
-chances above `settled`), or where every pair across is significant now (a boundary the full
+(by the means so far) where every pair across may end significant (each with a chance above
+`settled`), or where every pair across is significant now (a boundary the full
 plan may not have). The next item goes to the pair with the most doubt, of its order
 (reports/metrics/allocation/doubt.order_doubt, as `uncertain`) or of its decision where that
 matters; ties drawn at random. When no pair's doubt is above `settled`, the rest in the uniform
@@ -30,6 +34,26 @@ from scipy import stats
 from .doubt import SETTLED, _variance, doubt_from_sums, pair_sums
 from .policies import pair_by_pair_order
 
+# A pair counts as significant now only with this many standard errors to spare: the ranking's
+# test is paired randomisation, whose p on a few items moves in coarse steps (8 items: 2/256,
+# then 18/256, ...) and with its resamples, so a pair just past the t test's threshold is often
+# not significant by it, and a policy that stops there leaves a boundary to chance.
+MARGIN = 1.0
+
+
+def fewest_items(alpha):
+    """The fewest shared items on which paired randomisation can find a pair significant: its p is
+    at least 2 / 2^n (all n signs as observed, or all flipped)."""
+    return int(np.floor(np.log2(2 / alpha))) + 1
+
+
+def significance_threshold(spread, items, alpha):
+    """The mean difference over `items` shared items above which the pair is significant: the
+    paired t test's, which paired randomisation follows; on a few items the normal one's would
+    call a wide gap significant long before the randomisation test can."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return stats.t.isf(alpha / 2, np.maximum(items - 1, 1)) * spread / np.sqrt(items)
+
 
 def decision_doubt(sums, *, alpha=0.05):
     """(doubt, significant at the end) as systems x systems matrices, from `pair_sums`:
@@ -38,12 +62,12 @@ def decision_doubt(sums, *, alpha=0.05):
     shared, difference, squares, shared_planned = (
         np.asarray(sums[key], dtype=float) for key in ("shared", "difference", "squares", "shared_planned")
     )
-    critical = stats.norm.isf(alpha / 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = np.abs(difference / shared)
         spread = np.sqrt(_variance(shared, difference, squares))
-        now = gap > critical * spread / np.sqrt(shared)
-        threshold = critical * spread / np.sqrt(shared_planned)
+        clear = significance_threshold(spread, shared, alpha) + MARGIN * spread / np.sqrt(shared)
+        now = (gap > clear) & (shared >= fewest_items(alpha))
+        threshold = significance_threshold(spread, shared_planned, alpha)
         left = spread * np.sqrt(np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1) / shared)
         at_end = np.where(
             left > 1e-12,
@@ -51,7 +75,8 @@ def decision_doubt(sums, *, alpha=0.05):
             (gap > threshold).astype(float),
         )
     at_end = np.where(shared > 1, np.nan_to_num(at_end, nan=0.0), 0.0)
-    doubt = np.where(shared > 1, np.where(now, 1 - at_end, at_end), 0.0)
+    # All its planned items: the decision is the plan's (the margin no longer applies).
+    doubt = np.where((shared > 1) & (shared < shared_planned), np.where(now, 1 - at_end, at_end), 0.0)
     np.fill_diagonal(doubt, 0.0)
     np.fill_diagonal(at_end, 0.0)
     return doubt, at_end, np.where(shared > 1, now, False)
@@ -66,7 +91,9 @@ def boundary_pairs(means, at_end, now, *, settled=SETTLED, higher_is_better=True
     for position in range(1, len(order)):
         above, below = order[:position], order[position:]
         block = np.ix_(above, below)
-        if at_end[block].prod() > settled or now[block].all():
+        # The chance that every pair across ends significant is at most the least of theirs (they
+        # share systems, so a product of their chances would understate it and drop a boundary).
+        if at_end[block].min() > settled or now[block].all():
             matters[block] = True
     return matters | matters.T
 

@@ -14,7 +14,7 @@ saves"): with fractions f_a, f_b of their items, the difference of the two syste
 varies by S_a^2 / N_a (1/f_a - 1) + S_b^2 / N_b (1/f_b - 1) - 2 S_ab N_ab / (N_a N_b)
 (1 / max(f_a, f_b) - 1) around the full data's, and the pair's paired z over its g = min(f_a, f_b)
 shared items is about normal with mean z sqrt(g) and variance 1 - g, z being its full-data
-z. A plan succeeds when at most (1 - tau) / 2 of the pairs are out of order (Kendall tau >= tau)
+z, against the paired t test's critical value on those items (none below `fewest_items`). A plan succeeds when at most (1 - tau) / 2 of the pairs are out of order (Kendall tau >= tau)
 and the clusters are the full data's: every pair across a boundary significant, and no boundary
 where the full data have none. Starting from every cell, the oracle takes away, a step at a
 time, the step of cells whose loss lowers that probability least; read backwards, the plans
@@ -26,6 +26,8 @@ from itertools import combinations
 
 import numpy as np
 from scipy import stats
+
+from .clusters import fewest_items
 
 STEPS = 100  # the oracle takes cells away in steps of about 1 % of a system's items
 
@@ -51,7 +53,7 @@ def _pair_model(scores, full_ranking, systems, *, alpha):
     model = {
         "a": a, "b": b, "count": count, "spread": spread, "covariance": covariance, "shared": shared,
         "gap": np.abs(means[a] - means[b]), "z": np.nan_to_num(z, nan=0.0, posinf=1e6),
-        "critical": stats.norm.isf(alpha / 2), "boundary": [], "inside": [],
+        "alpha": alpha, "boundary": [], "inside": [],
     }  # fmt: skip
     if full_ranking is None:
         return model
@@ -87,7 +89,10 @@ def _success(fractions, model, *, tau):
         wrong = np.where(variance > 1e-15, stats.norm.cdf(-model["gap"] / np.sqrt(variance)), 0.0)
         shared = np.minimum(fa, fb)
         tail = np.sqrt(np.maximum(1 - shared, 1e-12))
-        significant = stats.norm.cdf((model["z"] * np.sqrt(shared) - model["critical"]) / tail)
+        items = shared * model["shared"]
+        critical = stats.t.isf(model["alpha"] / 2, np.maximum(items - 1, 1))
+        significant = stats.norm.cdf((model["z"] * np.sqrt(shared) - critical) / tail)
+        significant = np.where(items >= fewest_items(model["alpha"]), significant, 0.0)
     wrong = np.where(rated, np.nan_to_num(wrong, nan=0.5), 0.5)
     if "significant" in model:  # all the pair's items: the full data's own decision
         significant = np.where(shared >= 1, model["significant"], significant)

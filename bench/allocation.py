@@ -38,8 +38,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
 
 from interop.formats.mqm_tsv import read  # noqa: E402
-from reports.metrics.allocation import FRACTIONS, POLICIES, budget_needed, replay  # noqa: E402
+from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, budget_needed, replay  # noqa: E402
+from reports.metrics.allocation.oracle import oracle_chances  # noqa: E402
 from reports.metrics.mqm import Weights, segment_scores  # noqa: E402
+from reports.metrics.ranking import rank_systems  # noqa: E402
 
 
 def ted_mqm():
@@ -168,6 +170,15 @@ def main():
                 else "never"
             )
             print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
+        if "oracle" in args.policies:
+            systems, _items, scores = _cells(by_system)
+            full = rank_systems(by_system, higher_is_better=higher, resamples=args.resamples)
+            chances = oracle_chances(scores, full, systems, FRACTIONS)
+            print(
+                "| oracle, model's chance | "
+                + " | ".join(f"{chance:.0%}" for _f, chance in chances)
+                + " | | |"
+            )
         zs = pair_z(by_system)
         expected = [expected_tau(zs, fraction) for fraction in FRACTIONS]
         print(
@@ -181,6 +192,9 @@ def main():
     )
     print("clusters hold, averaged over the seeds that get there. Expected, uniform: the tau implied by")
     print("the expected number of discordant pairs (in brackets) when every pair keeps that fraction.")
+    print("Oracle: each system's number of items chosen knowing the full data, the items in the seed's")
+    print("random order (reports/metrics/allocation/oracle.py); its model's chance: that its plan of that")
+    print("budget gives tau >= 0.95 and the full clusters, before the replay checks it.")
 
 
 if __name__ == "__main__":

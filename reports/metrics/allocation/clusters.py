@@ -4,28 +4,27 @@ its order.
 `uncertain` stops spending on a pair once its *order* is clear, long before the pair is
 *significant*; a cluster boundary needs every pair across it significant, so the clusters come
 late. This policy sees only the ratings so far (a live study could run it) and asks, per pair
-of systems, with the paired normal approximation of the ranking's test:
+of systems, from the items both were rated on (n of the plan's N; mean difference m, spread s):
 
-- will the pair be significant at the end of its plan? From the n items both systems were
-  rated on (mean difference m, spread s), the plan's N shared items have a mean difference
-  about normal around m with variance s^2 / n (1 - n / N) (finite population), and the pair
-  is significant at the end when that exceeds t s / sqrt(N), t the paired t test's two-sided
-  critical value;
-- is the pair's *decision* in doubt: the probability that its significance now (|m| above
-  t s / sqrt(n) by MARGIN standard errors, on at least the `fewest_items` paired randomisation needs) is not its
-  significance at the end of the plan. The t test and the floor matter on few items: a system
-  far ahead of the rest is clear by the normal approximation after its warm-up of 5 items, but
-  randomisation over 5 items cannot give p below 1/16, so it would sit in everyone's cluster. A pair that cannot become
-  significant with what is left of its plan, and a pair that is significant now and will stay
-  so, are not in doubt; a pair rated on all its planned items never is.
+- will the pair be significant at the end of its plan? The plan's mean difference is about
+  normal around m with variance s^2 / n (1 - n / N) (finite population), and the pair is
+  significant at the end when it exceeds t s / sqrt(N), t the paired t test's two-sided
+  critical value (paired randomisation, the ranking's test, follows the t test);
+- is the pair's *decision* in doubt: the probability that its significance now is not its
+  significance at the end. Significant now means |m| above t s / sqrt(n) by MARGIN standard
+  errors, on at least twice the `fewest_items` randomisation needs: a system far ahead of the
+  rest is clear by the normal approximation after a warm-up of 5 items, but randomisation over
+  5 items cannot give p below 1/16, and over 8 its p moves in coarse steps, so it would sit in
+  everyone's cluster. A pair that cannot become significant with what is left of its plan, and
+  a pair significant now that will stay so, are not in doubt; nor is a pair with all its items.
 
-A pair's decision matters only where a boundary can fall: at a position of the current order
-(by the means so far) where every pair across may end significant (each with a chance above
-`settled`), or where every pair across is significant now (a boundary the full
-plan may not have). The next item goes to the pair with the most doubt, of its order
-(reports/metrics/allocation/doubt.order_doubt, as `uncertain`) or of its decision where that
-matters; ties drawn at random. When no pair's doubt is above `settled`, the rest in the uniform
-order.
+A pair's decision counts where a boundary may fall or go: at each position of the current order
+(by the means so far) the doubt that a boundary falls there at the end (the product of the
+chances of the pairs across) when none falls now, or that it goes when one falls now; a pair's
+decision counts as much as the most doubtful position it lies across. The next item goes to the
+pair with the most doubt, of its order (doubt.order_doubt, as under `uncertain`) or of its
+decision; ties drawn at random. When no pair's doubt is above `settled`, the rest in the
+uniform order.
 """
 
 import numpy as np
@@ -38,7 +37,7 @@ from .policies import pair_by_pair_order
 # test is paired randomisation, whose p on a few items moves in coarse steps (8 items: 2/256,
 # then 18/256, ...) and with its resamples, so a pair just past the t test's threshold is often
 # not significant by it, and a policy that stops there leaves a boundary to chance.
-MARGIN = 1.0
+MARGIN = 0.5
 
 
 def fewest_items(alpha):
@@ -66,7 +65,7 @@ def decision_doubt(sums, *, alpha=0.05):
         gap = np.abs(difference / shared)
         spread = np.sqrt(_variance(shared, difference, squares))
         clear = significance_threshold(spread, shared, alpha) + MARGIN * spread / np.sqrt(shared)
-        now = (gap > clear) & (shared >= fewest_items(alpha))
+        now = (gap > clear) & (shared >= 2 * fewest_items(alpha))
         threshold = significance_threshold(spread, shared_planned, alpha)
         left = spread * np.sqrt(np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1) / shared)
         at_end = np.where(
@@ -82,20 +81,19 @@ def decision_doubt(sums, *, alpha=0.05):
     return doubt, at_end, np.where(shared > 1, now, False)
 
 
-def boundary_pairs(means, at_end, now, *, settled=SETTLED, higher_is_better=True):
-    """Boolean systems x systems matrix: the pairs across a position of the current order where a
-    boundary may fall at the end (all pairs across may be significant) or falls now."""
+def boundary_doubt(means, at_end, now, *, higher_is_better=True):
+    """Systems x systems matrix: for each pair, the most doubt over the positions of the current
+    order it lies across, that a boundary falls there at the end of the plan (every pair across
+    significant; the product of their chances) when none falls now, or that none falls at the
+    end when one falls now (every pair across significant now)."""
     scored = np.flatnonzero(~np.isnan(means))
     order = scored[np.argsort(-means[scored] if higher_is_better else means[scored], kind="stable")]
-    matters = np.zeros(at_end.shape, dtype=bool)
+    doubt = np.zeros(at_end.shape)
     for position in range(1, len(order)):
-        above, below = order[:position], order[position:]
-        block = np.ix_(above, below)
-        # The chance that every pair across ends significant is at most the least of theirs (they
-        # share systems, so a product of their chances would understate it and drop a boundary).
-        if at_end[block].min() > settled or now[block].all():
-            matters[block] = True
-    return matters | matters.T
+        block = np.ix_(order[:position], order[position:])
+        boundary = at_end[block].prod()
+        doubt[block] = np.maximum(doubt[block], 1 - boundary if now[block].all() else boundary)
+    return np.maximum(doubt, doubt.T)
 
 
 def next_cluster_pair(scores, bought, planned, rng, *, settled=SETTLED, alpha=0.05, higher_is_better=True):
@@ -105,8 +103,10 @@ def next_cluster_pair(scores, bought, planned, rng, *, settled=SETTLED, alpha=0.
     doubt, at_end, now = decision_doubt(sums, alpha=alpha)
     with np.errstate(invalid="ignore", divide="ignore"):
         means = sums["total"] / sums["count"]
-    matters = boundary_pairs(means, at_end, now, settled=settled, higher_is_better=higher_is_better)
-    doubt = np.triu(np.maximum(doubt_from_sums(sums), np.where(matters, doubt, 0.0)), 1)
+    position = boundary_doubt(means, at_end, now, higher_is_better=higher_is_better)
+    order = np.triu(doubt_from_sums(sums), 1)
+    # A pair's decision counts as much as the boundary it may make or unmake is in doubt.
+    doubt = np.maximum(order, np.triu(np.minimum(doubt, position), 1))
     most = doubt.max() if doubt.size else 0.0
     if most <= settled:
         return None

@@ -150,3 +150,15 @@ def oracle_order(scores, rng, plans):
         for s in np.flatnonzero(larger > smaller):
             order.extend((row, int(s)) for row in queue[s][smaller[s] : larger[s]])
     return order
+
+
+def oracle_chances(scores, full_ranking, systems, fractions, *, alpha=0.05, tau=0.95):
+    """[(fraction, the model's chance that the oracle's plan of that many cells gives tau >= `tau`
+    and the full data's clusters)]: the model's answer, which the replay checks on items."""
+    plans = oracle_plans(scores, full_ranking, systems, alpha=alpha, tau=tau)
+    model = _pair_model(scores, full_ranking, systems, alpha=alpha)
+    total = plans[-1].sum()
+    counts = np.maximum(model["count"], 1)
+    chosen = [next(plan for plan in plans if plan.sum() >= fraction * total) for fraction in fractions]
+    probability, _failures = _success(np.array(chosen) / counts, model, tau=tau)
+    return [(fraction, float(chance)) for fraction, chance in zip(fractions, probability, strict=True)]

@@ -20,6 +20,15 @@ Policies (replayed by `replay`):
   the pair of systems whose order is most in doubt, both systems rated on the next item in the
   random order that the two have not both been rated on, until no pair's doubt is above
   `settled` (then the rest, item by item, as uniform does).
+- `clusters` (clusters.py; replayed only, no study runs it yet): as `uncertain`, but a pair is
+  also in doubt while its *significance* at the end of its plan is, where that can make or
+  unmake a boundary of the significance clusters.
+- `oracle` (oracle.py; no policy: it reads the finished study): each system's number of items
+  chosen knowing the full data, the items in the seed's random order; the bound on what fixed
+  sizes can save.
+
+Modules: doubt.py (a pair's order doubt), policies.py (uniform, uncertain), clusters.py,
+oracle.py, replay.py (the replay, the budget needed).
 
 Everything is seeded: a policy's order of cells depends only on the cells and the seed.
 """

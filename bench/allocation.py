@@ -10,6 +10,8 @@ full-data ranking (reports/metrics/allocation.py), on public ratings.
   crowd raters on six 1-5 Likert criteria; a cell's score is the mean over its raters of the
   criterion (`--hanna-criterion`, default `overall`: the mean of the six); higher is better.
 
+Policies: reports/metrics/allocation (uniform, uncertain, clusters; oracle, the bound of a split
+between the systems fixed in advance knowing the full data, with its model's chance per budget).
 For each data set and policy, over SEEDS seeds, each budget fraction's mean Kendall tau
 against the full-data means and the share of seeds whose significance clusters (paired
 randomisation, R resamples) are the full data's; then the budget needed (the fraction from
@@ -22,6 +24,7 @@ number of discordant pairs, and tau = 1 - 2 D / pairs. The script prints it at e
 uniform allocation, which the replay's uniform row should match.
 
     .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000] [--data ted da hanna]
+        [--policies uniform uncertain clusters oracle]
         [--hanna-criterion overall|Relevance|Coherence|Empathy|Surprise|Engagement|Complexity]
 """
 

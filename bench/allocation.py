@@ -10,6 +10,8 @@ full-data ranking (reports/metrics/allocation.py), on public ratings.
   crowd raters on six 1-5 Likert criteria; a cell's score is the mean over its raters of the
   criterion (`--hanna-criterion`, default `overall`: the mean of the six); higher is better.
 
+Policies: reports/metrics/allocation (uniform, uncertain, clusters; oracle, the bound of a split
+between the systems fixed in advance knowing the full data, with its model's chance per budget).
 For each data set and policy, over SEEDS seeds, each budget fraction's mean Kendall tau
 against the full-data means and the share of seeds whose significance clusters (paired
 randomisation, R resamples) are the full data's; then the budget needed (the fraction from
@@ -22,6 +24,7 @@ number of discordant pairs, and tau = 1 - 2 D / pairs. The script prints it at e
 uniform allocation, which the replay's uniform row should match.
 
     .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000] [--data ted da hanna]
+        [--policies uniform uncertain clusters oracle]
         [--hanna-criterion overall|Relevance|Coherence|Empathy|Surprise|Engagement|Complexity]
 """
 
@@ -38,8 +41,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
 
 from interop.formats.mqm_tsv import read  # noqa: E402
-from reports.metrics.allocation import FRACTIONS, POLICIES, budget_needed, replay  # noqa: E402
+from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, budget_needed, replay  # noqa: E402
+from reports.metrics.allocation.oracle import oracle_chances  # noqa: E402
 from reports.metrics.mqm import Weights, segment_scores  # noqa: E402
+from reports.metrics.ranking import rank_systems  # noqa: E402
 
 
 def ted_mqm():
@@ -126,6 +131,7 @@ def main():
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--data", nargs="+", choices=tuple(DATA), default=list(DATA))
+    parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
     parser.add_argument("--hanna-criterion", choices=("overall", *HANNA_CRITERIA), default="overall")
     args = parser.parse_args()
     for key in args.data:
@@ -141,7 +147,7 @@ def main():
         )
         print("| policy | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " | budget needed | CPU |")
         print("| --- " * (len(FRACTIONS) + 3) + "|")
-        for policy in POLICIES:
+        for policy in args.policies:
             started = time.process_time()
             runs = [
                 replay(
@@ -167,6 +173,15 @@ def main():
                 else "never"
             )
             print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
+        if "oracle" in args.policies:
+            systems, _items, scores = _cells(by_system)
+            full = rank_systems(by_system, higher_is_better=higher, resamples=args.resamples)
+            chances = oracle_chances(scores, full, systems, FRACTIONS)
+            print(
+                "| oracle, model's chance | "
+                + " | ".join(f"{chance:.0%}" for _f, chance in chances)
+                + " | | |"
+            )
         zs = pair_z(by_system)
         expected = [expected_tau(zs, fraction) for fraction in FRACTIONS]
         print(
@@ -180,6 +195,9 @@ def main():
     )
     print("clusters hold, averaged over the seeds that get there. Expected, uniform: the tau implied by")
     print("the expected number of discordant pairs (in brackets) when every pair keeps that fraction.")
+    print("Oracle: each system's number of items chosen knowing the full data, the items in the seed's")
+    print("random order (reports/metrics/allocation/oracle.py); its model's chance: that its plan of that")
+    print("budget gives tau >= 0.95 and the full clusters, before the replay checks it.")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,131 @@
+"""Replaying a finished study's ratings in the order a policy buys them: Kendall tau and the
+significance clusters at each budget fraction against the full data's."""
+
+from dataclasses import dataclass
+from itertools import combinations
+
+import numpy as np
+from scipy import stats
+
+from ..ranking import rank_systems
+from .clusters import clusters_order
+from .oracle import oracle_order, oracle_plans
+from .policies import _cells, uncertain_order, uniform_order
+
+# `oracle` is no policy a study can run: it reads the finished study (oracle.py), for a bound.
+POLICIES = ("uniform", "uncertain", "clusters", "oracle")
+FRACTIONS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    fraction: float  # of the finished study's cells
+    cells: int  # cells bought
+    tau: float | None  # Kendall tau-b of the systems' means against the full data's
+    same_clusters: bool | None  # the significance clusters are the full data's (None: not tested)
+
+
+def _means(scores, cells):
+    sums = np.zeros(scores.shape[1])
+    counts = np.zeros(scores.shape[1])
+    for row, column in cells:
+        sums[column] += scores[row, column]
+        counts[column] += 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts
+
+
+def _cluster_sets(ranking):
+    groups = {}
+    for row in ranking["systems"]:
+        groups.setdefault(row["cluster"], set()).add(row["system"])
+    return sorted(frozenset(group) for group in groups.values()) if ranking["systems"] else []
+
+
+def replay(by_system, *, policy, seed=0, fractions=FRACTIONS, higher_is_better=True, warmup=5,
+           test_resamples=200, alpha=0.05):  # fmt: skip
+    """[Checkpoint] of `policy` replayed on ``{system: {item: score}}`` (the finished study).
+
+    At each fraction, tau compares the systems' means over the cells bought with their means
+    over all cells; with `test_resamples`, the significance clusters of the cells bought
+    (reports/metrics/ranking.rank_systems, paired randomisation) are compared with the full
+    data's (None skips the clusters)."""
+    systems, items, scores = _cells(by_system)
+    settings = {
+        "higher_is_better": higher_is_better,
+        "resamples": test_resamples or 0,
+        "alpha": alpha,
+        "seed": seed,
+    }
+    full_ranking = rank_systems(by_system, **settings) if test_resamples else None
+    order = buying_order(by_system, policy=policy, seed=seed, warmup=warmup, higher_is_better=higher_is_better,
+                         alpha=alpha, full_ranking=full_ranking)  # fmt: skip
+    full = _means(scores, order)
+    full_clusters = _cluster_sets(full_ranking) if test_resamples else None
+    checkpoints = []
+    for fraction in fractions:
+        spent = max(1, round(fraction * len(order)))
+        bought = order[:spent]
+        means = _means(scores, bought)
+        scored = ~np.isnan(means)
+        tau = stats.kendalltau(means[scored], full[scored]).statistic if scored.sum() >= 2 else np.nan
+        same = None
+        if test_resamples:
+            partial = {}
+            for row, column in bought:
+                partial.setdefault(systems[column], {})[items[row]] = scores[row, column]
+            same = _cluster_sets(rank_systems(partial, **settings)) == full_clusters and len(partial) == len(
+                systems
+            )
+        checkpoints.append(Checkpoint(fraction, spent, None if np.isnan(tau) else float(tau), same))
+    return checkpoints
+
+
+def buying_order(
+    by_system, *, policy, seed=0, warmup=5, higher_is_better=True, alpha=0.05, full_ranking=None
+):
+    """[(item row, system column)]: every cell of the finished study, in the order `policy` buys
+    them (rows and columns of `_cells`). `oracle` reads `full_ranking` (rank_systems of the full
+    data; None: it aims at tau alone)."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r}: one of {', '.join(POLICIES)}")
+    systems, _items, scores = _cells(by_system)
+    rng = np.random.default_rng(seed)
+    if policy == "uniform":
+        return uniform_order(scores, rng)
+    if policy == "uncertain":
+        return uncertain_order(scores, rng, warmup=warmup)
+    if policy == "clusters":
+        return clusters_order(scores, rng, warmup=warmup, alpha=alpha, higher_is_better=higher_is_better)
+    return oracle_order(scores, rng, oracle_plans(scores, full_ranking, systems, alpha=alpha))
+
+
+def pair_spending(by_system, *, policy, seed=0, fraction=0.5, warmup=5, higher_is_better=True, resamples=200):
+    """{(system, system): items both were rated on} after `fraction` of the cells: where a
+    policy spent its budget."""
+    systems, _items, scores = _cells(by_system)
+    full_ranking = None
+    if policy == "oracle":
+        full_ranking = rank_systems(
+            by_system, higher_is_better=higher_is_better, resamples=resamples, seed=seed
+        )
+    order = buying_order(by_system, policy=policy, seed=seed, warmup=warmup, higher_is_better=higher_is_better,
+                         full_ranking=full_ranking)  # fmt: skip
+    bought = np.zeros(scores.shape, dtype=bool)
+    for row, column in order[: max(1, round(fraction * len(order)))]:
+        bought[row, column] = True
+    return {
+        (systems[a], systems[b]): int((bought[:, a] & bought[:, b]).sum())
+        for a, b in combinations(range(len(systems)), 2)
+    }
+
+
+def budget_needed(checkpoints, *, tau=0.95):
+    """The smallest fraction from which on every checkpoint has Kendall tau >= `tau` and the
+    full data's clusters (when tested), or None."""
+    needed = None
+    for checkpoint in reversed(checkpoints):
+        if checkpoint.tau is None or checkpoint.tau < tau or checkpoint.same_clusters is False:
+            break
+        needed = checkpoint.fraction
+    return needed

@@ -17,17 +17,20 @@ the CPU of the database's backends.
 
     .venv/bin/python bench/export_translation.py [--sizes 100000,300000,1000000]
         [--formats copy,jsonl,parquet,mqm-tsv] [--prefix falte_bench_translation] [--keep] [--reuse]
-        [--reference /path/to/worktree]
+        [--reference /path/to/worktree] [--serial]
 
-`--reference` exports the table (not the MQM TSV) from the same database with another checkout
-too, in the same run (a `git worktree` of the code before). `--reuse` keeps a size's database
-when it is already there (`--keep` leaves them all behind).
+`--reference` exports the same formats from the same database with another checkout too, in the
+same run (a `git worktree` of the code before). `--reuse` keeps a size's database when it is
+already there (`--keep` leaves them all behind). `--serial` turns PostgreSQL's parallel workers
+off for the exports (PGOPTIONS): a parallel worker is a process of its own, not the backend whose
+CPU is read, and a short-lived one ends between two samples, so a plan with a Gather under-counts.
 
 (`copy` is the CSV, export_copy.py's name: a translation study has no COPY path, so the view
 writes the CSV from the protocol's rows.)
 """
 
 import argparse
+import hashlib
 import json
 import os
 import sys
@@ -127,15 +130,18 @@ def existing_rows(url):
         return None
 
 
-def export_mqm_tsv(env, database):
-    """The figures of `manage.py export_mqm` in a process of its own, as export() gives them."""
+def export_mqm_tsv(env, database, root=ROOT):
+    """The figures of `manage.py export_mqm` of checkout `root` in a process of its own, as export()
+    gives them."""
     with tempfile.TemporaryDirectory() as directory:
         out = Path(directory) / "study.tsv"
         database_cpu = PostgresBackendCPU(database)
         database_cpu.start()
         command = [sys.executable, "manage.py", "export_mqm", "bench-import", str(out)]
-        wall, cpu, peak = run_measured_cpu(command, env)
-        return {"bytes": out.stat().st_size, "seconds": wall, "cpu": cpu, "database_cpu": database_cpu.stop(),
+        wall, cpu, peak = run_measured_cpu(command, env, cwd=root)
+        database_seconds = database_cpu.stop()
+        return {"bytes": out.stat().st_size, "sha256": hashlib.sha256(out.read_bytes()).hexdigest(),
+                "seconds": wall, "cpu": cpu, "database_cpu": database_seconds,
                 "first_byte": float("nan"), "rss_before": float("nan"), "peak_rss": peak,
                 "load": os.getloadavg()[0]}  # fmt: skip
 
@@ -149,7 +155,12 @@ def main():
     )
     parser.add_argument("--keep", action="store_true", help="keep the databases (dropped otherwise)")
     parser.add_argument("--reuse", action="store_true", help="use a size's database when it is there")
-    parser.add_argument("--reference", help="a checkout of the code before, exporting the table too")
+    parser.add_argument("--reference", help="a checkout of the code before, exporting the same files")
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="no parallel workers in the exports' queries, so their whole cost is the backend's CPU",
+    )
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     print(f"ESA: {SYSTEMS} systems, {SEGMENTS} segments per document, {RATERS} raters per document")
@@ -167,15 +178,22 @@ def main():
         rows = (args.reuse and existing_rows(url)) or rate(url, load_study(url, env, bundle))
         runs = [(mode, ROOT) for mode in args.formats.split(",")]
         if args.reference:
-            runs += [(mode, Path(args.reference)) for mode in args.formats.split(",") if mode != "mqm-tsv"]
+            runs += [(mode, Path(args.reference)) for mode in args.formats.split(",")]
+        if args.serial:
+            env = dict(env, PGOPTIONS="-c max_parallel_workers_per_gather=0")
+        files = {}
         for mode, root in runs:
-            result = export_mqm_tsv(env, database) if mode == "mqm-tsv" else export(mode, env, rows, root)
+            result = (
+                export_mqm_tsv(env, database, root) if mode == "mqm-tsv" else export(mode, env, rows, root)
+            )
             name = ("csv" if mode == "copy" else mode) + (" (ref.)" if root != ROOT else "")
             print(f"{name:16} {rows:>10,} {documents:>10,} {result['bytes'] / 1e6:>8,.1f} "
                   f"{rows / result['seconds']:>10,.0f} {result['first_byte']:>9.3f} s {result['seconds']:>7.1f} "
                   f"{result['cpu']:>6.1f} {result['database_cpu']:>8.1f} {result['rss_before']:>8.0f} MB "
                   f"{result['peak_rss']:>6.0f} MB {result['load']:>5.1f}",
                   flush=True)  # fmt: skip
+            if mode == "mqm-tsv" and files.setdefault(mode, result["sha256"]) != result["sha256"]:
+                print(f"  the MQM TSV of {root} differs from that of {ROOT}", flush=True)
         if not args.keep:
             with psycopg.connect(
                 "postgres://postgres@127.0.0.1:5432/postgres", autocommit=True

@@ -27,7 +27,8 @@ from annotations.models import Assignment
 from protocols.translation.keys import ESA, MQM, SOURCE, SOURCES, TARGET
 from protocols.translation.models import TranslationError
 from reports.metrics.mqm import NO_ERROR
-from studies.models import Segment
+from studies.batches import by_index
+from studies.models import Category, Document, Segment
 
 from ..formats.mqm_tsv import COLUMNS, Line, Marked, write
 from .writing import FORMAT
@@ -100,19 +101,31 @@ class _Writer:
         self.seg_offset = 0  # segments of the source documents written so far: the seg_id of a platform study
         self.header, self.columns = None, None  # the first document's: as its import kept them
         self.done = MQMExport()
+        self.labels = {}  # category pk -> label, as errors name them
 
     def lines(self, groups):
         for batch in _batches(groups):
             yield from self._batch(batch)
 
     def _batch(self, batch):
-        pks = [pk for group in batch for pk, _ in group]
-        meta = dict(self.study.documents.filter(pk__in=pks).values_list("pk", "meta"))
-        texts = {}
-        for document, index, text in Segment.objects.filter(document__in=pks).values_list(
-            "document_id", "index", "text"
-        ):
+        with by_index():
+            meta, texts, assignments, errors = self._read([pk for group in batch for pk, _ in group])
+        for group in batch:
+            yield from self._group(group, meta, texts, assignments, errors)
+
+    def _read(self, pks):
+        """The batch's documents' meta, segment texts, submitted main assignments and errors.
+
+        Each read is keyed by the batch's rows alone and asks for no order that would join another
+        table (the models' default orderings join the document and the study): its cost is the
+        batch's, whatever the size of the study."""
+        meta = dict(Document.objects.filter(pk__in=pks).order_by().values_list("pk", "meta"))
+        texts, index_of = {}, {}
+        for segment, document, index, text in (
+            Segment.objects.filter(document__in=pks).order_by().values_list("pk", "document_id", "index", "text")
+        ):  # fmt: skip
             texts.setdefault(document, {})[index] = text
+            index_of[segment] = index
         assignments = {}
         for pk, document, items, worker, name in (
             Assignment.objects.filter(
@@ -122,16 +135,27 @@ class _Writer:
             .values_list("pk", "document_id", "items", "worker_id", "worker__external_id")
         ):  # fmt: skip
             assignments.setdefault(document, []).append((pk, items, worker, name))
-        errors = {}
-        for row in (
+        marked = list(
             TranslationError.objects.filter(assignment__in=[a[0] for rows in assignments.values() for a in rows])
             .order_by("id")
-            .values_list("assignment_id", "segment__index", "side", "start", "end", "category__label",
-                         "severity", "comment")
-        ):  # fmt: skip
-            errors.setdefault((row[0], row[1]), []).append(row[2:])
-        for group in batch:
-            yield from self._group(group, meta, texts, assignments, errors)
+            .values_list("assignment_id", "segment_id", "side", "start", "end", "category_id", "severity", "comment")
+        )  # fmt: skip
+        self._learn(index_of, {row[1] for row in marked}, self.labels, {row[5] for row in marked})
+        errors = {}
+        for assignment, segment, side, start, end, category, severity, comment in marked:
+            errors.setdefault((assignment, index_of[segment]), []).append(
+                (side, start, end, self.labels.get(category), severity, comment)
+            )
+        return meta, texts, assignments, errors
+
+    @staticmethod
+    def _learn(index_of, segments, labels, categories):
+        """The indices of segments outside the batch's documents (none unless an error names a
+        segment of another document) and the labels of categories not met yet, by primary key."""
+        if unknown := segments - index_of.keys():
+            index_of.update(Segment.objects.filter(pk__in=unknown).order_by().values_list("pk", "index"))
+        if unknown := categories - labels.keys() - {None}:
+            labels.update(Category.objects.filter(pk__in=unknown).order_by().values_list("pk", "label"))
 
     def _group(self, group, meta, texts, assignments, errors):
         indices = sorted({index for pk, _ in group for index in texts.get(pk, {})})

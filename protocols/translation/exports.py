@@ -7,8 +7,8 @@ from django.db.models import Count
 
 from accounts.pseudonyms import pseudonyms_of
 from exports.rows import CHUNK, iso, submitted_rows
-from studies.batches import batched
-from studies.models import Segment
+from studies.batches import batched, by_index
+from studies.models import Document, Segment
 
 from .models import SegmentScore, TranslationError
 
@@ -111,21 +111,28 @@ def _assignment_chunks(study):
 
 def _corpus(study, documents):
     """({document pk: (external id, input id, system)}, {document pk: [(segment pk, index), ...]})
-    of those of `documents` that are the study's, their segments by index."""
+    of those of `documents` that are the study's, their segments by index.
+
+    Each IN list is looked up by index (studies/batches.py, by_index) and neither query joins
+    another table: the study is checked on the documents' own rows, so a chunk's reads cost the
+    chunk's rows, not a scan of the study's documents and every segment per chunk."""
     described, segments_of = {}, {}
     documents = sorted(set(documents))
     for start in range(0, len(documents), IN_QUERY):
-        pks = documents[start : start + IN_QUERY]
-        for pk, external_id, input_id, system in study.documents.filter(pk__in=pks).values_list(
-            "id", "external_id", "input_id", "system"
-        ):
-            described[pk] = (external_id, input_id, system)
-        for document, segment, index in (
-            Segment.objects.filter(document__study=study, document__in=pks)
-            .order_by("document_id", "index")
-            .values_list("document_id", "id", "index")
-        ):
-            segments_of.setdefault(document, []).append((segment, index))
+        with by_index():
+            for pk, owner, external_id, input_id, system in (
+                Document.objects.filter(pk__in=documents[start : start + IN_QUERY])
+                .order_by()
+                .values_list("id", "study_id", "external_id", "input_id", "system")
+            ):
+                if owner == study.pk:
+                    described[pk] = (external_id, input_id, system)
+            for document, segment, index in (
+                Segment.objects.filter(document__in=[pk for pk in documents[start : start + IN_QUERY] if pk in described])
+                .order_by("document_id", "index")
+                .values_list("document_id", "id", "index")
+            ):  # fmt: skip
+                segments_of.setdefault(document, []).append((segment, index))
     return described, segments_of
 
 

@@ -7,6 +7,7 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
 
 from protocols.translation.models import SegmentScore
 from protocols.translation.report import study_report
@@ -115,3 +116,44 @@ def test_a_da_study_has_no_errors_to_write(tmp_path):
     with pytest.raises(CommandError, match="a da study; only MQM and ESA studies have error spans"):
         call_command("export_mqm", study.slug, str(tmp_path / "da.tsv"))
     assert not (tmp_path / "da.tsv").exists()
+
+
+def test_an_error_stored_on_another_documents_segment_is_written_where_it_was_before(tmp_path):
+    """The export maps an error's segment to its index from the batch's segments; an error whose
+    segment is of a document outside the batch (the database does not forbid it) keeps that
+    segment's index, as when the index came from a join."""
+    study = rated_study("mqm")
+    elsewhere = make_translation_study("mqm", slug="elsewhere").documents.get(system="sysB")
+    a1 = study.assignments.get(document__system="sysA")
+    stray = error(a1, 0, "Minor", "Punctuation", start=0, end=3)
+    stray.segment = elsewhere.segments.get(index=2)
+    stray.save()
+    run("export_mqm", study.slug, str(tmp_path / "stray.tsv"))
+    lines = (tmp_path / "stray.tsv").read_text(encoding="utf-8").splitlines()
+    assert "sysA\tsrc-0\t3\t3\tann1\tEs regnet.\t<v>It </v>is raining.\tFluency/Punctuation\tMinor\t" in lines
+    assert "sysA\tsrc-0\t3\t3\tann1\tEs regnet.\tIt is raining.\tNo-error\tNo-error\t" not in lines
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plans are PostgreSQL's")
+def test_on_postgresql_each_batch_is_read_by_index_never_by_scanning_a_whole_table(tmp_path):
+    """A scan of a whole table per batch makes the export's cost grow with the square of the
+    study (docs/benchmarks.md, "MQM TSV"). On these few rows PostgreSQL would scan every table
+    whole if left to choose; every batch read must be an index lookup all the same."""
+    study = rated_study("mqm")
+    batch_tables = ('"studies_segment"', '"annotations_assignment"', '"translation_translationerror"')
+    plans = []
+
+    def explained(execute, sql, params, many, context):
+        if sql.startswith("SELECT") and any(f"FROM {table}" in sql for table in batch_tables):
+            raw = context["cursor"].cursor  # psycopg's own cursor: no wrapper runs twice
+            raw.execute("EXPLAIN " + sql, params)
+            plans.append("\n".join(row[0] for row in raw.fetchall()))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(explained):
+        run("export_mqm", study.slug, str(tmp_path / "made.tsv"))
+    assert len(plans) == 3
+    assert all("Index" in plan and "Seq Scan" not in plan for plan in plans), plans
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW enable_seqscan")
+        assert cursor.fetchone() == ("on",)  # put back for the rest of the caller's transaction

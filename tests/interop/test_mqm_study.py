@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 from accounts.models import Worker
 from annotations.models import Assignment
 from interop.formats.mqm_tsv import read
+from interop.mqm import exporting
 from protocols.translation.models import TranslationError
 from protocols.translation.report import study_report
 from reports.metrics.mqm import segment_scores, system_scores
@@ -95,6 +96,17 @@ def test_the_ted_release_imported_and_exported_is_the_same_file_byte_for_byte(pa
     with gzip.open(path, "rb") as original:
         assert (tmp_path / "out.tsv").read_bytes() == original.read()
     assert "lines" in out
+
+
+def test_the_ted_release_exported_a_source_document_at_a_time_is_still_the_same_file(tmp_path, monkeypatch):
+    """Five batches instead of one: what a batch learns (the header, the seg_ids so far, the
+    categories' labels) carries over to the next, as in a study of thousands of documents."""
+    path = DATA / "mqm_ted_ende.tsv.gz"
+    imported(path)
+    monkeypatch.setattr(exporting, "DOCUMENTS_AT_ONCE", 1)
+    run("export_mqm", "ted", str(tmp_path / "out.tsv"))
+    with gzip.open(path, "rb") as original:
+        assert (tmp_path / "out.tsv").read_bytes() == original.read()
 
 
 def test_a_small_file_becomes_documents_raters_assignments_and_errors(tmp_path):

@@ -7,6 +7,7 @@ import io
 import json
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from accounts.pseudonyms import annotator_pseudonym
@@ -129,3 +130,26 @@ def test_the_table_holds_the_documents_of_a_chunk_of_assignments_not_the_studys(
     monkeypatch.setattr(exports, "_corpus", counted)
     assert len(table(study)) == 6 * 3
     assert held == [(2, 6), (2, 6), (2, 6)]
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the plans are PostgreSQL's")
+def test_on_postgresql_a_chunks_documents_and_segments_are_read_by_index():
+    """A scan of the study's documents and of every segment per chunk made the table's database
+    time grow with the square of the study (docs/benchmarks.md, "MQM TSV"). On these few rows
+    PostgreSQL would scan the tables whole if left to choose."""
+    study = make_translation_study("esa", systems=("sysA", "sysB"), documents=3, taxonomy=None)
+    for document in study.documents.all():
+        assign(study, document)
+    plans = []
+
+    def explained(execute, sql, params, many, context):
+        if sql.startswith("SELECT") and ('FROM "studies_segment"' in sql or 'FROM "studies_document"' in sql):
+            raw = context["cursor"].cursor  # psycopg's own cursor: no wrapper runs twice
+            raw.execute("EXPLAIN " + sql, params)
+            plans.append("\n".join(row[0] for row in raw.fetchall()))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(explained):
+        assert len(table(study)) == 6 * 3
+    assert len(plans) == 2
+    assert all("Index" in plan and "Seq Scan" not in plan for plan in plans), plans

@@ -1,0 +1,148 @@
+"""doccano, Potato and factgenie files read once onto a Shelf (interop/shelf.py) and imported a
+document at a time: the same corpus as read whole, nothing of it held in memory, and a problem
+late in the last file still named by file and line, with nothing imported."""
+
+import gc
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from bundles.problems import Problems
+from interop.corpus import Annotation, Document
+from interop.formats import doccano
+from studies.models import Study
+
+DOCUMENTS = 120
+ANNOTATORS = ("alice", "bob", "chen")
+TEXT = "Mara watched the ship {number}. Jonas counted 🚢 crates at dawn."
+
+
+def text(number):
+    return TEXT.format(number=number)
+
+
+def doccano_folder(folder):
+    """One {annotator}.jsonl per annotator, each labelling every document (UTF-16 offsets: the
+    emoji counts two)."""
+    folder.mkdir()
+    for annotator in ANNOTATORS:
+        with (folder / f"{annotator}.jsonl").open("w", encoding="utf-8") as handle:
+            for number in range(1, DOCUMENTS + 1):
+                labels = [
+                    [0, 4, "CharE"],
+                    [text(number).index("Jonas"), text(number).index(" counted"), "GramE"],
+                ]
+                handle.write(json.dumps({"id": number, "text": text(number), "label": labels}) + "\n")
+    return folder
+
+
+def last_line(path):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return len(lines), json.loads(lines[-1])
+
+
+def rewrite_last_line(path, record):
+    lines = path.read_text(encoding="utf-8").splitlines()
+    path.write_text("\n".join([*lines[:-1], json.dumps(record, ensure_ascii=False)]) + "\n", encoding="utf-8")
+
+
+def by_document(corpus):
+    """(document, its annotations in the file's order) of each document, as parts give them."""
+    return [
+        ([document], [a for a in corpus.annotations if a.document == document.id])
+        for document in corpus.documents
+    ]
+
+
+def held():
+    """(Documents, Annotations) alive in the process; each count walks every object in it."""
+    gc.collect()
+    kinds = [type(item) for item in gc.get_objects()]
+    return kinds.count(Document), kinds.count(Annotation)
+
+
+FORMATS = {"doccano": (doccano, doccano_folder)}
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_the_parts_are_the_corpus_read_whole_a_document_at_a_time(tmp_path, fmt):
+    module, make = FORMATS[fmt]
+    folder = make(tmp_path / "export")
+    corpus = module.read(folder, "export", Problems())
+
+    parts = module.read_parts(folder, "export", Problems())
+
+    assert list(parts.parts()) == by_document(corpus)
+    assert len(corpus.documents) == DOCUMENTS
+    assert len(corpus.annotations) == DOCUMENTS * len(ANNOTATORS)
+    assert parts.survey.labels == ["CharE", "GramE"]
+    assert parts.survey.annotators_per_document == len(ANNOTATORS)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_no_document_or_annotation_is_held_in_memory_between_the_files_and_the_bundle(tmp_path, fmt):
+    module, make = FORMATS[fmt]
+    folder = make(tmp_path / "export")
+    before = held()
+
+    parts = module.read_parts(folder, "export", Problems())
+    after_reading = held()
+    most = 0
+    for number, (documents, annotations) in enumerate(parts.parts()):
+        del documents, annotations
+        if number % 50 == 49:  # counting walks every object in the process: a few times will do
+            most = max(most, held()[0] - before[0])
+
+    assert after_reading == before
+    assert most <= 1  # the part being written, never the study's
+
+
+def problems_of(path, fmt):
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was imported"):
+        call_command("import_annotations", str(path), "--format", fmt, "--slug", "flat", stderr=err)
+    assert not Study.objects.exists()
+    return err.getvalue().splitlines()
+
+
+@pytest.mark.django_db
+def test_doccano_a_span_wrong_in_the_last_line_of_the_last_file_writes_nothing(tmp_path):
+    folder = doccano_folder(tmp_path / "export")
+    number, record = last_line(folder / "chen.jsonl")
+    record["label"][1] = [40, 400, "GramE"]
+    rewrite_last_line(folder / "chen.jsonl", record)
+
+    assert problems_of(folder, "doccano") == [
+        f"export/chen.jsonl:{number}: document '{DOCUMENTS}': label 2: end 400 is past the text's end "
+        f"({len(text(DOCUMENTS)) + 1} UTF-16 code units)"
+    ]
+
+
+@pytest.mark.django_db
+def test_doccano_a_text_that_differs_in_the_last_file_writes_nothing(tmp_path):
+    folder = doccano_folder(tmp_path / "export")
+    number, record = last_line(folder / "chen.jsonl")
+    record["text"] += " And more."
+    rewrite_last_line(folder / "chen.jsonl", record)
+
+    assert problems_of(folder, "doccano") == [
+        f"export/chen.jsonl:{number}: document '{DOCUMENTS}': its text differs from the one on "
+        f"export/alice.jsonl line {DOCUMENTS}"
+    ]
+
+
+@pytest.mark.django_db
+def test_doccano_a_folder_is_imported_with_every_annotators_spans(tmp_path):
+    folder = doccano_folder(tmp_path / "export")
+
+    call_command(
+        "import_annotations", str(folder), "--format", "doccano", "--slug", "flat", stdout=StringIO()
+    )
+
+    study = Study.objects.get(slug="flat")
+    assert study.documents.count() == DOCUMENTS
+    assert study.assignments.count() == DOCUMENTS * len(ANNOTATORS)
+    assert Path(folder).is_dir()

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from bundles.problems import Problems
 from interop.corpus import Annotation, Document
-from interop.formats import doccano
+from interop.formats import doccano, potato
 from studies.models import Study
 
 DOCUMENTS = 120
@@ -36,6 +36,22 @@ def doccano_folder(folder):
                     [text(number).index("Jonas"), text(number).index(" counted"), "GramE"],
                 ]
                 handle.write(json.dumps({"id": number, "text": text(number), "label": labels}) + "\n")
+    return folder
+
+
+def potato_folder(folder):
+    """Potato's output folder: <annotator>/annotated_instances.jsonl, each annotating every
+    instance (code-point offsets)."""
+    for annotator in ANNOTATORS:
+        (folder / annotator).mkdir(parents=True)
+        with (folder / annotator / potato.FILE).open("w", encoding="utf-8") as handle:
+            for number in range(1, DOCUMENTS + 1):
+                start, end = text(number).index("Jonas"), text(number).index(" counted")
+                spans = [{"start": 0, "end": 4, "span": "Mara", "annotation": "CharE"},
+                         {"start": start, "end": end, "span": "Jonas", "annotation": "GramE"}]  # fmt: skip
+                record = {"id": f"inst_{number}", "displayed_text": text(number), "label_annotations": {},
+                          "span_annotations": spans, "behavioral_data": {"time_string": "Time spent: 0d 0h 0m 9s "}}  # fmt: skip
+                handle.write(json.dumps(record) + "\n")
     return folder
 
 
@@ -64,7 +80,7 @@ def held():
     return kinds.count(Document), kinds.count(Annotation)
 
 
-FORMATS = {"doccano": (doccano, doccano_folder)}
+FORMATS = {"doccano": (doccano, doccano_folder), "potato": (potato, potato_folder)}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
@@ -131,6 +147,32 @@ def test_doccano_a_text_that_differs_in_the_last_file_writes_nothing(tmp_path):
     assert problems_of(folder, "doccano") == [
         f"export/chen.jsonl:{number}: document '{DOCUMENTS}': its text differs from the one on "
         f"export/alice.jsonl line {DOCUMENTS}"
+    ]
+
+
+@pytest.mark.django_db
+def test_potato_a_span_wrong_in_the_last_line_of_the_last_file_writes_nothing(tmp_path):
+    folder = potato_folder(tmp_path / "output")
+    number, record = last_line(folder / "chen" / potato.FILE)
+    record["span_annotations"][1]["span"] = "Jonah"
+    rewrite_last_line(folder / "chen" / potato.FILE, record)
+
+    assert problems_of(folder, "potato") == [
+        f"output/chen/{potato.FILE}:{number}: instance 'inst_{DOCUMENTS}': span 2: text 'Jonah' is not the text "
+        "its offsets cover ('Jonas')"
+    ]
+
+
+@pytest.mark.django_db
+def test_potato_a_text_that_differs_in_the_last_file_writes_nothing(tmp_path):
+    folder = potato_folder(tmp_path / "output")
+    number, record = last_line(folder / "chen" / potato.FILE)
+    record["displayed_text"] += " And more."
+    rewrite_last_line(folder / "chen" / potato.FILE, record)
+
+    assert problems_of(folder, "potato") == [
+        f"output/chen/{potato.FILE}:{number}: instance 'inst_{DOCUMENTS}': its displayed_text differs from the one "
+        f"on output/alice/{potato.FILE} line {DOCUMENTS}"
     ]
 
 

@@ -15,6 +15,7 @@ holding it all gave it, for what needs the file whole (a review import, the docu
 step).
 """
 
+import json
 import pickle
 import sqlite3
 
@@ -27,6 +28,8 @@ SCHEMA = (
     "CREATE TABLE document (id TEXT PRIMARY KEY, position INTEGER, file TEXT, line INTEGER, data BLOB)",
     "CREATE TABLE annotation (position INTEGER PRIMARY KEY, document TEXT, annotator TEXT, kind TEXT, data BLOB)",
     "CREATE INDEX annotation_document ON annotation (document, position)",
+    # Texts a file names by a key rather than gives (factgenie's outputs files).
+    "CREATE TABLE given_text (key TEXT PRIMARY KEY, text TEXT)",
 )
 
 
@@ -62,6 +65,14 @@ class Shelf(Parts):
             "INSERT INTO document VALUES (?, ?, ?, ?, ?)",
             (document.id, self.documents, file_name, line, _dumped(document)),
         )
+
+    def add_given_text(self, key, text):
+        """A text that records name by `key` (a tuple of strings); a later one of the same key wins."""
+        self.db.execute("INSERT OR REPLACE INTO given_text VALUES (?, ?)", (json.dumps(key), text))
+
+    def given_text(self, key):
+        row = self.db.execute("SELECT text FROM given_text WHERE key = ?", (json.dumps(key),)).fetchone()
+        return None if row is None else row[0]
 
     def add_annotation(self, annotation):
         """An annotation read whole (its regions and links placed): the survey takes what it needs."""

@@ -12,7 +12,7 @@ from django.core.management import CommandError, call_command
 
 from bundles.problems import Problems
 from interop.corpus import Annotation, Document
-from interop.formats import doccano, potato
+from interop.formats import doccano, factgenie, potato
 from studies.models import Study
 
 DOCUMENTS = 120
@@ -55,6 +55,34 @@ def potato_folder(folder):
     return folder
 
 
+def factgenie_campaign(folder):
+    """An external campaign: files/<annotator>.jsonl, each annotating every output; the outputs of
+    even example_idx are given in an outputs file beside the campaign, not in the records."""
+    (folder / "files").mkdir(parents=True)
+    categories = [{"name": "CharE"}, {"name": "GramE"}]
+    metadata = {"id": "campaign-1", "mode": "external", "config": {"annotation_span_categories": categories}}
+    (folder / "metadata.json").write_text(json.dumps(metadata))
+    key = {"dataset": "weather", "split": "test", "setup_id": "sys"}
+    with (folder.parent / "outputs.jsonl").open("w", encoding="utf-8") as outputs:
+        for number in range(0, DOCUMENTS + 1, 2):
+            outputs.write(json.dumps({**key, "example_idx": number, "output": text(number)}) + "\n")
+    for annotator in ANNOTATORS:
+        with (folder / "files" / f"{annotator}.jsonl").open("w", encoding="utf-8") as handle:
+            for number in range(1, DOCUMENTS + 1):
+                spans = [{"text": "Mara", "start": 0, "type": 0, "reason": "not in the data"},
+                         {"text": "Jonas", "start": text(number).index("Jonas"), "type": 1, "reason": ""}]  # fmt: skip
+                record = {
+                    **key,
+                    "example_idx": number,
+                    "annotations": spans,
+                    "metadata": {"annotator_id": annotator},
+                }
+                if number % 2:
+                    record["output"] = text(number)
+                handle.write(json.dumps(record) + "\n")
+    return folder
+
+
 def last_line(path):
     lines = path.read_text(encoding="utf-8").splitlines()
     return len(lines), json.loads(lines[-1])
@@ -80,16 +108,21 @@ def held():
     return kinds.count(Document), kinds.count(Annotation)
 
 
-FORMATS = {"doccano": (doccano, doccano_folder), "potato": (potato, potato_folder)}
+FORMATS = {"doccano": (doccano, doccano_folder, {}), "potato": (potato, potato_folder, {}),
+           "factgenie": (factgenie, factgenie_campaign, {"outputs": "outputs.jsonl"})}  # fmt: skip
+
+
+def options(fmt, folder):
+    return {key: folder.parent / value for key, value in FORMATS[fmt][2].items()}
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_parts_are_the_corpus_read_whole_a_document_at_a_time(tmp_path, fmt):
-    module, make = FORMATS[fmt]
+    module, make, _ = FORMATS[fmt]
     folder = make(tmp_path / "export")
-    corpus = module.read(folder, "export", Problems())
+    corpus = module.read(folder, "export", Problems(), **options(fmt, folder))
 
-    parts = module.read_parts(folder, "export", Problems())
+    parts = module.read_parts(folder, "export", Problems(), **options(fmt, folder))
 
     assert list(parts.parts()) == by_document(corpus)
     assert len(corpus.documents) == DOCUMENTS
@@ -100,11 +133,11 @@ def test_the_parts_are_the_corpus_read_whole_a_document_at_a_time(tmp_path, fmt)
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_no_document_or_annotation_is_held_in_memory_between_the_files_and_the_bundle(tmp_path, fmt):
-    module, make = FORMATS[fmt]
+    module, make, _ = FORMATS[fmt]
     folder = make(tmp_path / "export")
     before = held()
 
-    parts = module.read_parts(folder, "export", Problems())
+    parts = module.read_parts(folder, "export", Problems(), **options(fmt, folder))
     after_reading = held()
     most = 0
     for number, (documents, annotations) in enumerate(parts.parts()):
@@ -116,10 +149,10 @@ def test_no_document_or_annotation_is_held_in_memory_between_the_files_and_the_b
     assert most <= 1  # the part being written, never the study's
 
 
-def problems_of(path, fmt):
+def problems_of(path, fmt, *given):
     err = StringIO()
     with pytest.raises(CommandError, match="nothing was imported"):
-        call_command("import_annotations", str(path), "--format", fmt, "--slug", "flat", stderr=err)
+        call_command("import_annotations", str(path), "--format", fmt, "--slug", "flat", *given, stderr=err)
     assert not Study.objects.exists()
     return err.getvalue().splitlines()
 
@@ -173,6 +206,32 @@ def test_potato_a_text_that_differs_in_the_last_file_writes_nothing(tmp_path):
     assert problems_of(folder, "potato") == [
         f"output/chen/{potato.FILE}:{number}: instance 'inst_{DOCUMENTS}': its displayed_text differs from the one "
         f"on output/alice/{potato.FILE} line {DOCUMENTS}"
+    ]
+
+
+@pytest.mark.django_db
+def test_factgenie_a_span_wrong_in_the_last_record_of_the_last_file_writes_nothing(tmp_path):
+    campaign = factgenie_campaign(tmp_path / "campaign")
+    number, record = last_line(campaign / "files" / "chen.jsonl")
+    record["annotations"][1]["start"] += 1
+    rewrite_last_line(campaign / "files" / "chen.jsonl", record)
+
+    assert problems_of(campaign, "factgenie", "--option", f"outputs={tmp_path / 'outputs.jsonl'}") == [
+        f"campaign/files/chen.jsonl:{number}: output 'weather/test/sys/{DOCUMENTS}': annotation 2: text 'Jonas' "
+        "is not the text its offsets cover ('onas ')"
+    ]
+
+
+@pytest.mark.django_db
+def test_factgenie_an_output_that_no_file_gives_writes_nothing(tmp_path):
+    campaign = factgenie_campaign(tmp_path / "campaign")
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_text("".join(outputs.read_text().splitlines(keepends=True)[:-1]))
+
+    assert problems_of(campaign, "factgenie", "--option", f"outputs={outputs}") == [
+        f"campaign/files/{annotator}.jsonl:{DOCUMENTS}: output 'weather/test/sys/{DOCUMENTS}': the record has no "
+        "'output' text and no outputs file gives it (pass the factgenie outputs the campaign annotated)"
+        for annotator in ANNOTATORS
     ]
 
 

@@ -13,6 +13,10 @@ from django.core.management import CommandError, call_command
 from bundles.problems import Problems
 from interop.corpus import Annotation, Document
 from interop.formats import doccano, factgenie, potato
+from interop.importing import write_corpus_bundle
+from interop.parts import Parts
+from interop.reviewing import write_review_bundle
+from protocols.review.models import ReviewItem
 from studies.models import Study
 
 DOCUMENTS = 120
@@ -55,12 +59,13 @@ def potato_folder(folder):
     return folder
 
 
-def factgenie_campaign(folder):
-    """An external campaign: files/<annotator>.jsonl, each annotating every output; the outputs of
-    even example_idx are given in an outputs file beside the campaign, not in the records."""
+def factgenie_campaign(folder, mode="external"):
+    """An external campaign (or an LLM one, `mode` llm_eval): files/<annotator>.jsonl, each annotating
+    every output; the outputs of even example_idx are given in an outputs file beside the
+    campaign, not in the records."""
     (folder / "files").mkdir(parents=True)
     categories = [{"name": "CharE"}, {"name": "GramE"}]
-    metadata = {"id": "campaign-1", "mode": "external", "config": {"annotation_span_categories": categories}}
+    metadata = {"id": "campaign-1", "mode": mode, "config": {"annotation_span_categories": categories}}
     (folder / "metadata.json").write_text(json.dumps(metadata))
     key = {"dataset": "weather", "split": "test", "setup_id": "sys"}
     with (folder.parent / "outputs.jsonl").open("w", encoding="utf-8") as outputs:
@@ -247,3 +252,64 @@ def test_doccano_a_folder_is_imported_with_every_annotators_spans(tmp_path):
     assert study.documents.count() == DOCUMENTS
     assert study.assignments.count() == DOCUMENTS * len(ANNOTATORS)
     assert Path(folder).is_dir()
+
+
+class Watched(Parts):
+    """Parts that count the Documents alive in the process now and then, as the writer takes them."""
+
+    def __init__(self, parts):
+        self.inner, self.survey, self.most = parts, parts.survey, 0
+
+    def parts(self):
+        for number, part in enumerate(self.inner.parts()):
+            if number % 50 == 49:
+                self.most = max(self.most, held()[0])
+            yield part
+
+
+@pytest.mark.parametrize("writer", [write_corpus_bundle, write_review_bundle], ids=["span", "review"])
+def test_the_bundle_is_written_holding_a_part_or_two_never_the_study(tmp_path, writer):
+    campaign = factgenie_campaign(tmp_path / "campaign", mode="llm_eval")
+    (tmp_path / "bundle").mkdir()
+    problems, before = Problems(), held()[0]
+    parts = Watched(factgenie.read_parts(campaign, "campaign", problems, outputs=tmp_path / "outputs.jsonl"))
+
+    writer(
+        parts, tmp_path / "bundle", name="campaign", fmt="factgenie", slug="flat", problems=problems, notes=[]
+    )
+
+    assert problems.items == []
+    written = "assignments.jsonl" if writer is write_corpus_bundle else "review_items.jsonl"
+    per_document = 1 if writer is write_corpus_bundle else 2  # an assignment, or a review item per span
+    assert (tmp_path / "bundle" / written).read_text().count("\n") == DOCUMENTS * len(
+        ANNOTATORS
+    ) * per_document
+    assert (tmp_path / "bundle" / "documents.jsonl").read_text().count("\n") == DOCUMENTS
+    # The part being written and the one before it (still named by the writer's loop variables).
+    assert parts.most - before <= 2
+
+
+@pytest.mark.django_db
+def test_review_a_span_across_segments_in_the_last_record_writes_nothing(tmp_path):
+    campaign = factgenie_campaign(tmp_path / "campaign", mode="llm_eval")
+    number, record = last_line(campaign / "files" / "chen.jsonl")
+    record["annotations"].append({"text": "ship 120. Jonas", "start": 17, "type": 1, "reason": "both"})
+    rewrite_last_line(campaign / "files" / "chen.jsonl", record)
+
+    assert problems_of(campaign, "factgenie", "--option", f"outputs={tmp_path / 'outputs.jsonl'}", "--into",
+                       "review", "--sentences-per-segment", "1") == [
+        f"campaign:{number}: output 'weather/test/sys/{DOCUMENTS}', annotator 'chen', annotation 3: GramE "
+        "[17, 32) crosses the border between segments 0 and 1"
+    ]  # fmt: skip
+
+
+@pytest.mark.django_db
+def test_review_of_a_large_llm_campaign_has_every_span_as_an_item(tmp_path):
+    campaign = factgenie_campaign(tmp_path / "campaign", mode="llm_eval")
+
+    call_command("import_annotations", str(campaign), "--format", "factgenie", "--slug", "flat", "--into", "review",
+                 "--option", f"outputs={tmp_path / 'outputs.jsonl'}", stdout=StringIO())  # fmt: skip
+
+    study = Study.objects.get(slug="flat")
+    assert study.documents.count() == DOCUMENTS
+    assert ReviewItem.objects.filter(document__study=study).count() == DOCUMENTS * len(ANNOTATORS) * 2

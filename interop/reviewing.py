@@ -37,20 +37,22 @@ NO_EVALUATORS = (
 class ReviewLines(BundleLines):
     """BundleLines that also name review_items.jsonl's lines by the file's annotation and region."""
 
-    # review_items.jsonl line -> (the file's line, how the file's region is named)
-    items: dict = field(default_factory=dict)
+    # Of each review_items.jsonl line: (the file's line, how the file names the annotation, the
+    # region's id or number). The name is one string shared by an annotation's regions: a study
+    # has hundreds of thousands of items, and this is all that is held of each.
+    items: list = field(default_factory=list)
 
     def translate(self, problem):
-        if problem.file == "review_items.jsonl" and problem.line in self.items:
-            line, item = self.items[problem.line]
-            return Problem(self.name, line, f"{item}: {problem.message}")
+        if problem.file == "review_items.jsonl" and problem.line and 0 < problem.line <= len(self.items):
+            line, where, region = self.items[problem.line - 1]
+            return Problem(self.name, line, f"{_region_item(where, region)}: {problem.message}")
         return super().translate(problem)
 
 
-def _region_item(annotation, region, number):
-    """How a problem names a region: by its id, else by its number among its annotation's regions."""
-    where = annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
-    return f"{where}, region {region.id}" if region.id else f"{where}, annotation {number}"
+def _region_item(where, region):
+    """How a problem names a region of the annotation named `where`: by its id (text), else by its
+    number among the annotation's regions."""
+    return f"{where}, region {region}" if isinstance(region, str) else f"{where}, annotation {region}"
 
 
 def explanation_of(region):
@@ -83,9 +85,9 @@ def write_review_bundle(parts, directory, *, name, fmt, slug, problems, notes, s
             segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
             write_documents(documents_file, documents, segmented, fmt, lines)
             evaluated = left_out.add(documents, annotations, name)
-            for annotation, item, record in _items(documents, evaluated, segmented, name, problems):
+            for annotation, where, region, record in _items(documents, evaluated, segmented, name, problems):
                 items_file.write(json.dumps(record, ensure_ascii=False) + "\n")
-                lines.items[len(lines.items) + 1] = (annotation.line, item)
+                lines.items.append((annotation.line, where, region))
     notes += left_out.notes(name)
     if problems:
         return lines
@@ -140,20 +142,20 @@ def _given_study(settings, settings_name, problems, notes):
 
 
 def _items(documents, evaluated, segmented, name, problems):
-    """(Annotation, the region's name, review_items.jsonl record) of each region of the evaluators'
-    annotations `evaluated` of `documents`, in the file's order of regions."""
-    for annotation, _ in annotations_to_write(documents, evaluated, segmented, name, problems):
+    """(Annotation, its name, the region's id or number, review_items.jsonl record) of each region
+    of the evaluators' annotations `evaluated` of `documents`, in the file's order of regions."""
+    for annotation, where in annotations_to_write(documents, evaluated, segmented, name, problems):
         cut = segmented[annotation.document]
         for number, region in enumerate(annotation.regions, start=1):
-            item = _region_item(annotation, region, number)
+            key = region.id or number
             try:
                 segment, start, end = cut.locate(region.start, region.end)
             except SpanOutside as outside:
-                problems.add(name, annotation.line, f"{item}: {region.label} {outside}")
+                problems.add(name, annotation.line, f"{_region_item(where, key)}: {region.label} {outside}")
                 continue
             record = {
                 "document": annotation.document, "evaluator": annotation.annotator,
                 "span": cut.segments[segment][start:end], "segment": segment, "start": start, "end": end,
                 "explanation": explanation_of(region),
             }  # fmt: skip
-            yield annotation, item, record
+            yield annotation, where, key, record

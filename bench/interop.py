@@ -7,6 +7,9 @@ imports it into a fresh database and exports it back, each command in its own pr
 import, export) is identical.
 
     .venv/bin/python bench/interop.py [--tasks 2000] [--database-url sqlite:////tmp/falte_bench_interop.sqlite3]
+
+With --sizes and --imports (doccano, potato, factgenie, factgenie-review: bench/interop_folders.py),
+the import of each of those tools' per-annotator folders at each size instead, beside --reference's.
 """
 
 import argparse
@@ -96,7 +99,11 @@ def main():
     parser.add_argument(
         "--reference", help="a checkout whose import and export run beside this one's, e.g. /work/main"
     )
+    parser.add_argument("--imports", help="with --sizes: e.g. doccano,potato,factgenie,factgenie-review")
     args = parser.parse_args()
+    if args.sizes and args.imports:
+        flat_imports(args)
+        return
     if args.sizes:
         flat_export(args)
         return
@@ -206,6 +213,34 @@ def flat_export(args):
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for tasks, step, fmt, wall, cpu, peak, same in rows:
         print(f"| {tasks:,} | {step} | {fmt} | {wall:.1f} | {cpu:.1f} | {peak:.0f} | {same} |")
+    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+
+
+def flat_imports(args):
+    """Each tool's folder (bench/interop_folders.py) imported at each size by this checkout and by
+    --reference, on a fresh database per size and tool: wall, CPU, peak RSS of each import."""
+    from bench.interop_folders import IMPORTS
+
+    out = ROOT / "bench" / "out"
+    checkouts = [("this", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
+    rows = []
+    print(f"load average at the start: {os.getloadavg()[0]:.1f}")
+    for documents in [int(size) for size in args.sizes.split(",")]:
+        for what in args.imports.split(","):
+            fmt, write, extra = IMPORTS[what]
+            source = write(out / f"{what}-{documents}", documents)
+            env = fresh_database(args.database_url)
+            for name, checkout in checkouts:
+                command = [sys.executable, "manage.py", "import_annotations", str(source), "--format", fmt,
+                           "--slug", f"bench-{name}", *extra]  # fmt: skip
+                refused = []
+                wall, cpu, peak = run_measured_cpu(command, env, cwd=checkout, refused=refused)
+                rows.append((documents, what, name, wall, cpu, peak, " ".join(refused)))
+                print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
+    print("| documents | import | checkout | wall s | CPU s | peak RSS MB | |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for documents, what, name, wall, cpu, peak, refused in rows:
+        print(f"| {documents:,} | {what} | {name} | {wall:.1f} | {cpu:.1f} | {peak:.0f} | {refused} |")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

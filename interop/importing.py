@@ -89,7 +89,7 @@ def write_corpus_bundle(parts, directory, *, name, fmt, slug, problems, settings
         seen = set()  # the documents of earlier parts, by id: a repeated id is a problem
         for documents, annotations in parts.parts():
             segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
-            _write_documents(documents_file, documents, segmented, fmt, lines)
+            write_documents(documents_file, documents, segmented, fmt, lines)
             kinds = stored_kinds(annotations, documents, repeats, name, notes)
             for annotation, record in _assignments(documents, annotations, segmented, taxonomy, kinds, name,
                                                    problems):  # fmt: skip
@@ -134,14 +134,7 @@ def write_study(directory, study):
     )
 
 
-def write_study_and_documents(directory, study, corpus, segmented, fmt, lines):
-    """study.yaml and documents.jsonl of the bundle of a corpus read whole."""
-    write_study(directory, study)
-    with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
-        _write_documents(handle, corpus.documents, segmented, fmt, lines)
-
-
-def _write_documents(handle, documents, segmented, fmt, lines):
+def write_documents(handle, documents, segmented, fmt, lines):
     """documents.jsonl's lines of `documents`; each document keeps, in its meta, what lies between
     its segments and the file's own fields, so export gives them back."""
     for document in documents:

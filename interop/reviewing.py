@@ -22,7 +22,8 @@ from .importing import (
     BundleLines,
     annotations_to_write,
     segment_documents,  # cut as a span study's are, checked alike
-    write_study_and_documents,
+    write_documents,
+    write_study,
 )
 from .repeats import repeated
 from .segmenting import SpanOutside
@@ -36,20 +37,22 @@ NO_EVALUATORS = (
 class ReviewLines(BundleLines):
     """BundleLines that also name review_items.jsonl's lines by the file's annotation and region."""
 
-    # review_items.jsonl line -> (the file's line, how the file's region is named)
-    items: dict = field(default_factory=dict)
+    # Of each review_items.jsonl line: (the file's line, how the file names the annotation, the
+    # region's id or number). The name is one string shared by an annotation's regions: a study
+    # has hundreds of thousands of items, and this is all that is held of each.
+    items: list = field(default_factory=list)
 
     def translate(self, problem):
-        if problem.file == "review_items.jsonl" and problem.line in self.items:
-            line, item = self.items[problem.line]
-            return Problem(self.name, line, f"{item}: {problem.message}")
+        if problem.file == "review_items.jsonl" and problem.line and 0 < problem.line <= len(self.items):
+            line, where, region = self.items[problem.line - 1]
+            return Problem(self.name, line, f"{_region_item(where, region)}: {problem.message}")
         return super().translate(problem)
 
 
-def _region_item(annotation, region, number):
-    """How a problem names a region: by its id, else by its number among its annotation's regions."""
-    where = annotation.item or f"document {annotation.document}, annotator {annotation.annotator}"
-    return f"{where}, region {region.id}" if region.id else f"{where}, annotation {number}"
+def _region_item(where, region):
+    """How a problem names a region of the annotation named `where`: by its id (text), else by its
+    number among the annotation's regions."""
+    return f"{where}, region {region}" if isinstance(region, str) else f"{where}, annotation {region}"
 
 
 def explanation_of(region):
@@ -57,10 +60,10 @@ def explanation_of(region):
     return f"{region.label}: {region.note}" if region.note else region.label
 
 
-def write_review_bundle(corpus, directory, *, name, fmt, slug, problems, notes, settings=None, settings_name="",
+def write_review_bundle(parts, directory, *, name, fmt, slug, problems, notes, settings=None, settings_name="",
                         sentences_per_segment=None):  # fmt: skip
-    """Write the evaluators' annotations of `corpus` (read from file `name` in format `fmt`) as
-    a review bundle in `directory`.
+    """Write the evaluators' annotations of the corpus `parts` (interop/parts.py; read from file
+    `name` in format `fmt`) as a review bundle in `directory`, a part at a time.
 
     `settings` is a study.yaml of protocol review (title, instructions, config.questions),
     or None: the default questions. Problems are added as `name:line: item: message`, what
@@ -68,36 +71,62 @@ def write_review_bundle(corpus, directory, *, name, fmt, slug, problems, notes, 
     """
     directory = Path(directory)
     lines = ReviewLines(name=name, settings_file=settings_name or name)
-    evaluated = [annotation for annotation in corpus.annotations if annotation.kind == c.MODEL]
-    if not evaluated:
+    if not parts.survey.models:  # no annotation of kind model in the whole file
         problems.add(name, 0, NO_EVALUATORS)
         return lines
-    segmented = segment_documents(corpus.documents, name, sentences_per_segment, problems)
     study = {"title": f"Review of the evaluators in {name}"[:200]}
     if settings is not None:
         study.update(_given_study(settings, settings_name, problems, notes))
-    items = _items(corpus, evaluated, segmented, name, problems)
-    people = [annotation for annotation in corpus.annotations if annotation.kind != c.MODEL]
-    if people:
-        annotators = len({annotation.annotator for annotation in people})
-        notes.append(f"{name}: {len(people)} annotations of {annotators} people not imported: a review study "
-                     "reviews the evaluators' annotations (import the people's with --into span)")  # fmt: skip
-    documents = {document.id: document.item or f"document {document.id!r}" for document in corpus.documents}
-    for group in repeated(evaluated):
-        notes.append(f"{name}: evaluator {group[0].annotator!r} annotated {documents.get(group[0].document)} more "
-                     f"than once: the regions of each are review items ({len(group)} annotations)")  # fmt: skip
-    linked = sum(len(annotation.links) for annotation in evaluated)
-    if linked:
-        notes.append(f"{name}: {linked} links of the evaluators not imported: review items are single spans")
+    left_out = _LeftOut()
+    with open(directory / "documents.jsonl", "w", encoding="utf-8") as documents_file, \
+            open(directory / "review_items.jsonl", "w", encoding="utf-8") as items_file:  # fmt: skip
+        seen = set()  # the documents of earlier parts, by id: a repeated id is a problem
+        for documents, annotations in parts.parts():
+            segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
+            write_documents(documents_file, documents, segmented, fmt, lines)
+            evaluated = left_out.add(documents, annotations, name)
+            for annotation, where, region, record in _items(documents, evaluated, segmented, name, problems):
+                items_file.write(json.dumps(record, ensure_ascii=False) + "\n")
+                lines.items.append((annotation.line, where, region))
+    notes += left_out.notes(name)
     if problems:
         return lines
-    study = {"slug": slug, "protocol": "review", **study}
-    write_study_and_documents(directory, study, corpus, segmented, fmt, lines)
-    with open(directory / "review_items.jsonl", "w", encoding="utf-8") as handle:
-        for number, (annotation, item, record) in enumerate(items, start=1):
-            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            lines.items[number] = (annotation.line, item)
+    write_study(directory, {"slug": slug, "protocol": "review", **study})
     return lines
+
+
+class _LeftOut:
+    """What a review study does not take, counted a part at a time, said in notes at the end: the
+    people's annotations, an evaluator's repeated ones (all reviewed), the evaluators' links."""
+
+    def __init__(self):
+        self.people, self.annotators, self.repeats, self.linked = 0, set(), [], 0
+
+    def add(self, documents, annotations, name):
+        """The evaluators' annotations among `annotations` (of `documents`)."""
+        evaluated = [annotation for annotation in annotations if annotation.kind == c.MODEL]
+        for annotation in annotations:
+            if annotation.kind != c.MODEL:
+                self.people += 1
+                self.annotators.add(annotation.annotator)
+        named = {document.id: document.item or f"document {document.id!r}" for document in documents}
+        for group in repeated(evaluated):
+            self.repeats.append(f"{name}: evaluator {group[0].annotator!r} annotated {named.get(group[0].document)} "
+                                f"more than once: the regions of each are review items ({len(group)} annotations)")  # fmt: skip
+        self.linked += sum(len(annotation.links) for annotation in evaluated)
+        return evaluated
+
+    def notes(self, name):
+        said = []
+        if self.people:
+            said.append(f"{name}: {self.people} annotations of {len(self.annotators)} people not imported: a review "
+                        "study reviews the evaluators' annotations (import the people's with --into span)")  # fmt: skip
+        said += self.repeats
+        if self.linked:
+            said.append(
+                f"{name}: {self.linked} links of the evaluators not imported: review items are single spans"
+            )
+        return said
 
 
 def _given_study(settings, settings_name, problems, notes):
@@ -112,22 +141,21 @@ def _given_study(settings, settings_name, problems, notes):
     return {key: raw[key] for key in STUDY_FIELDS if key in raw}
 
 
-def _items(corpus, evaluated, segmented, name, problems):
-    """[(Annotation, the region's name, review_items.jsonl record)], in the file's order of regions."""
-    items = []
-    for annotation, _ in annotations_to_write(corpus.documents, evaluated, segmented, name, problems):
+def _items(documents, evaluated, segmented, name, problems):
+    """(Annotation, its name, the region's id or number, review_items.jsonl record) of each region
+    of the evaluators' annotations `evaluated` of `documents`, in the file's order of regions."""
+    for annotation, where in annotations_to_write(documents, evaluated, segmented, name, problems):
         cut = segmented[annotation.document]
         for number, region in enumerate(annotation.regions, start=1):
-            item = _region_item(annotation, region, number)
+            key = region.id or number
             try:
                 segment, start, end = cut.locate(region.start, region.end)
             except SpanOutside as outside:
-                problems.add(name, annotation.line, f"{item}: {region.label} {outside}")
+                problems.add(name, annotation.line, f"{_region_item(where, key)}: {region.label} {outside}")
                 continue
             record = {
                 "document": annotation.document, "evaluator": annotation.annotator,
                 "span": cut.segments[segment][start:end], "segment": segment, "start": start, "end": end,
                 "explanation": explanation_of(region),
             }  # fmt: skip
-            items.append((annotation, item, record))
-    return items
+            yield annotation, where, key, record

@@ -68,7 +68,7 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
         if key not in accepted:
             problems.add(name, 0, f"format {fmt!r} has no option {key!r}")
     reading = {k: v for k, v in options.items() if k in accepted}
-    if into == SPAN and hasattr(module, "read_parts"):  # read twice, a part at a time (parts.py)
+    if hasattr(module, "read_parts"):  # a part at a time (parts.py)
         corpus = module.read_parts(path, name, problems, **reading)
     else:
         corpus = module.read(path, name, problems, **reading)
@@ -82,12 +82,11 @@ def study_import_annotations(*, path, fmt, slug, name=None, settings_path=None, 
     with tempfile.TemporaryDirectory(prefix="interop-import-") as directory:
         shared = {"name": name, "fmt": fmt, "slug": slug, "problems": problems, "settings": settings,
                   "settings_name": settings_name, "sentences_per_segment": sentences_per_segment}  # fmt: skip
+        parts = corpus if isinstance(corpus, Parts) else WholeCorpus(corpus)
+        notes = list(parts.survey.notes)
         if into == REVIEW:  # an evaluator's repeated annotations are all reviewed (reviewing.py)
-            notes = list(corpus.notes)
-            lines = write_review_bundle(corpus, directory, notes=notes, **shared)
+            lines = write_review_bundle(parts, directory, notes=notes, **shared)
         else:
-            parts = corpus if isinstance(corpus, Parts) else WholeCorpus(corpus)
-            notes = list(parts.survey.notes)
             lines = write_corpus_bundle(parts, directory, notes=notes, repeats=repeats, **shared)
         problems.raise_if_any()
         try:

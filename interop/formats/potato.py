@@ -26,7 +26,8 @@ import json
 import re
 from pathlib import Path
 
-from interop.corpus import Annotation, Corpus, Document, Region
+from interop.corpus import Annotation, Document, Region
+from interop.shelf import Shelf
 
 from .jsonlines import json_lines, json_type
 from .offsets import CODE_POINTS, Offsets, check_covered_text, region_span
@@ -40,6 +41,15 @@ TIME_SPENT = re.compile(r"Time spent:\s*(\d+)d\s+(\d+)h\s+(\d+)m\s+(\d+)s")
 
 def read(path, name, problems):
     """The instances and every annotator's spans in Potato's output (a file or the output folder)."""
+    shelf = read_parts(path, name, problems)
+    corpus = shelf.corpus()
+    shelf.close()
+    return corpus
+
+
+def read_parts(path, name, problems):
+    """The output as parts (interop/parts.py), an instance with every annotator's annotation of it
+    at a time, read once into a Shelf (interop/shelf.py)."""
     path = Path(path)
     if path.is_dir():
         files = sorted(path.glob(f"*/{FILE}")) or sorted(path.glob(FILE))
@@ -82,8 +92,7 @@ def seconds_spent(behavioral_data):
 class _Reading:
     def __init__(self, problems):
         self.problems = problems
-        self.corpus = Corpus()
-        self.documents = {}  # id -> (Document, file name, line)
+        self.corpus = Shelf()
         self.shapes = {}  # file name -> (the shape of its first line, that line)
 
     def record(self, record, line, file_name, file_annotator):
@@ -149,10 +158,10 @@ class _Reading:
             return
         else:
             self.spans(spans, annotation, Offsets(text, CODE_POINTS), item, problem)
-        self.corpus.annotations.append(annotation)
+        self.corpus.add_annotation(annotation)
 
     def document(self, identifier, text, line, file_name, problem):
-        known = self.documents.get(identifier)
+        known = self.corpus.known(identifier)
         if known is not None:
             if known[0].text != text:
                 problem(
@@ -162,8 +171,7 @@ class _Reading:
             return known[0]
         document = Document(id=identifier, text=text)
         document.line, document.item = line, f"instance {identifier!r}"
-        self.documents[identifier] = (document, file_name, line)
-        self.corpus.documents.append(document)
+        self.corpus.add_document(document, file_name, line)
         return document
 
     def spans(self, spans, annotation, offsets, item, problem):

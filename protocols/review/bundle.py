@@ -1,10 +1,9 @@
 """The review protocol's part of a bundle: review_items.jsonl (the evaluators' spans) and
 the reviewers' answers in assignments.jsonl."""
 
-from collections import Counter
-
 from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
+from bundles.spool import Spool
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
@@ -12,18 +11,22 @@ from .bundle_checks import check_review_assignments, check_review_items, evaluat
 from .models import ReviewAnswer, ReviewItem
 from .questions import DEFAULT_QUESTIONS
 
+# The checks read segment texts by document id only: the import keeps them on disk (bundles/texts.py).
+TEXTS_BY_DOCUMENT = True
 
-def check_work(directory, spec, documents, broken, locate, problems):
-    segments_of = {d.external_id: d.segments for d in documents}
-    items = []
+
+def check_work(directory, spec, documents, broken, locate, problems, texts=None):
+    segments_of = texts if texts is not None else {d.external_id: d.segments for d in documents}
+    # The evaluators' items wait on disk for the write (bundles/spool.py): a study may have
+    # hundreds of thousands of them.
+    items, counts = Spool(), {}
     if (directory / "review_items.jsonl").is_file():
         item_records = read_jsonl(directory / "review_items.jsonl", "review_items.jsonl", problems)
-        items = check_review_items(item_records, problems, documents=segments_of)
+        counts = check_review_items(item_records, problems, documents=segments_of, keep=items.append)
     path = directory / "assignments.jsonl"
     if not path.is_file():
         return BundleWork(extra=items)
     records = read_jsonl(path, "assignments.jsonl", problems)
-    counts = Counter(item["document"] for item in items)
     questions = spec.config.get("questions") or DEFAULT_QUESTIONS
     assignments = check_review_assignments(
         records, problems, documents=segments_of, item_counts=counts, questions=questions
@@ -38,24 +41,27 @@ def write_work(study, work, segment_ids):
     items, assignments = work.extra, work.assignments
     document_ids = dict(study.documents.values_list("external_id", "id"))
     labels = evaluator_labels(item["evaluator"] for item in items)
-    rows = ReviewItem.objects.bulk_create(
-        [
-            ReviewItem(
-                document_id=document_ids[i["document"]],
-                position=i["position"],
-                evaluator=i["evaluator"],
-                label=labels[i["evaluator"]],
-                span_text=i["span_text"],
-                explanation=i["explanation"],
-                occurrence=i["occurrence"],
-                span_status=i["span_status"],
-                locations=i["locations"],
-            )  # fmt: skip
-            for i in items
-        ],
-        batch_size=ROW_BATCH,
-    )
-    item_ids = {(row.document_id, row.position): row.pk for row in rows}
+    item_ids = {}  # (document id, position) -> the item's id, for the reviewers' answers
+    for batch in items.batches() if isinstance(items, Spool) else [items]:
+        rows = ReviewItem.objects.bulk_create(
+            [
+                ReviewItem(
+                    document_id=document_ids[i["document"]],
+                    position=i["position"],
+                    evaluator=i["evaluator"],
+                    label=labels[i["evaluator"]],
+                    span_text=i["span_text"],
+                    explanation=i["explanation"],
+                    occurrence=i["occurrence"],
+                    span_status=i["span_status"],
+                    locations=i["locations"],
+                )  # fmt: skip
+                for i in batch
+            ],
+            batch_size=ROW_BATCH,
+        )
+        if assignments:
+            item_ids.update({(row.document_id, row.position): row.pk for row in rows})
     if not assignments:
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in assignments})

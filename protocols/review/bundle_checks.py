@@ -37,9 +37,10 @@ def evaluator_labels(names):
     return labels
 
 
-def check_review_items(records, problems, *, documents):
+def check_review_items(records, problems, *, documents, keep=None):
     """`documents` maps external id -> segment texts. Returns item dicts with their
-    location status, numbered per document."""
+    location status, numbered per document; with `keep`, hands each to it instead (a spool on
+    disk: a study's items are not held) and returns {document: its number of items}."""
     items, per_document = [], {}
     for record in records:
         value, file, line = record.value, record.file, record.line
@@ -82,7 +83,9 @@ def check_review_items(records, problems, *, documents):
         items.append({"document": document, "position": position, "evaluator": evaluator, "span_text": span,
                       "explanation": explanation, "occurrence": occurrence, "span_status": status,
                       "locations": locations})  # fmt: skip
-    return items
+        if keep is not None:
+            keep(items.pop())
+    return per_document if keep is not None else items
 
 
 def check_review_assignments(records, problems, *, documents, item_counts, questions):

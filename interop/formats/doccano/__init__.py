@@ -27,7 +27,7 @@ clusters as one character" switched on count graphemes, which is not read.
 """
 
 from ..offsets import CODE_POINTS, UTF16
-from .reading import read
+from .reading import read, read_parts
 from .writing import write
 
-__all__ = ["read", "write", "CODE_POINTS", "UTF16"]
+__all__ = ["read", "read_parts", "write", "CODE_POINTS", "UTF16"]

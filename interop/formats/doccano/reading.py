@@ -3,6 +3,7 @@
 from pathlib import Path
 
 from interop.corpus import Annotation, Corpus, Document, Link, Region
+from interop.shelf import Shelf
 
 from ..jsonlines import json_lines, json_type
 from ..offsets import UTF16, Offsets, is_offset, region_span, unit_named
@@ -33,15 +34,26 @@ WHOLE_PROJECT = "doccano"  # the annotator of a collaborative project's all.json
 
 def read(path, name, problems, *, offsets=UTF16):
     """The documents and each annotator's labels in a doccano export (a file or a folder of them)."""
+    shelf = read_parts(path, name, problems, offsets=offsets)
+    if shelf is None:
+        return Corpus()
+    corpus = shelf.corpus()
+    shelf.close()
+    return corpus
+
+
+def read_parts(path, name, problems, *, offsets=UTF16):
+    """The export as parts (interop/parts.py), a document with its annotations from every file at a
+    time, read once into a Shelf (interop/shelf.py); None when `offsets` names no convention."""
     path = Path(path)
     unit = unit_named(offsets)
     if unit is None:
         problems.add(name, 0, f"offsets {offsets!r}: say utf-16 (doccano's own) or code-points")
-        return Corpus()
+        return None
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else [path]
     if not files:
         problems.add(name, 0, "the folder holds no .jsonl file")
-    reading = _Reading(Corpus(), problems, unit)
+    reading = _Reading(Shelf(), problems, unit)
     for file in files:
         # A single file may be an upload kept under another name: its own name is `name`.
         file_name = f"{name}/{file.name}" if path.is_dir() else name
@@ -58,8 +70,7 @@ def annotator_from(path):
 
 class _Reading:
     def __init__(self, corpus, problems, unit):
-        self.corpus, self.problems, self.unit = corpus, problems, unit
-        self.documents = {}  # id -> (Document, file, line)
+        self.corpus, self.problems, self.unit = corpus, problems, unit  # corpus: a Shelf
 
     def line(self, record, line, file_name, file_annotator):
         def problem(message):
@@ -109,7 +120,7 @@ class _Reading:
         if "Comments" in record:
             annotation.meta["doccano"]["comments"] = record["Comments"]
         annotation.line, annotation.item = line, f"{item}, annotator {annotation.annotator!r}"
-        self.corpus.annotations.append(annotation)
+        self.corpus.add_annotation(annotation)
 
     def per_user(self, entries, document, file_annotator, doccano, offsets, at):
         """doccano 1.x's "annotations": every user's spans of the line, each naming its user."""
@@ -166,7 +177,7 @@ class _Reading:
         if not isinstance(text, str):
             problem(f"document {identifier!r}: 'text' is {'missing' if text is None else json_type(text)}")
             return None
-        known = self.documents.get(identifier)
+        known = self.corpus.known(identifier)
         if known is not None:
             document, first_file, first_line = known
             if document.text != text:
@@ -178,8 +189,7 @@ class _Reading:
         meta = {key: value for key, value in record.items() if key not in LABELLING_FIELDS}
         document = Document(id=identifier, text=text, meta=meta)
         document.line, document.item = line, f"document {identifier!r}"
-        self.documents[identifier] = (document, file_name, line)
-        self.corpus.documents.append(document)
+        self.corpus.add_document(document, file_name, line)
         return document
 
     def labels(self, labels, annotation, offsets, item, problem):

@@ -32,7 +32,7 @@ the text in Python, in code points, case-insensitively and with the text strippe
 surrounding spaces, so their check ignores case and those spaces.
 """
 
-from .reading import read
+from .reading import read, read_parts
 from .writing import write
 
-__all__ = ["read", "write"]
+__all__ = ["read", "read_parts", "write"]

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from interop.corpus import MAIN, MODEL, Annotation, Corpus, Document, Region
+from interop.corpus import MAIN, MODEL, Annotation, Document, Region
+from interop.shelf import Shelf
 
 from ..jsonlines import json_file, json_lines, json_type
 from ..offsets import CODE_POINTS, UTF16, Offsets, check_covered_text, is_offset, region_span
@@ -14,6 +15,15 @@ DEFAULT_FILE = "annotations.jsonl"
 
 def read(path, name, problems, *, outputs=None):
     """The outputs and every annotator's spans in a factgenie campaign folder or records file."""
+    shelf = read_parts(path, name, problems, outputs=outputs)
+    corpus = shelf.corpus()
+    shelf.close()
+    return corpus
+
+
+def read_parts(path, name, problems, *, outputs=None):
+    """The campaign as parts (interop/parts.py), an output with every annotator's annotation of it at
+    a time, read once into a Shelf (interop/shelf.py), as are the texts of the outputs files."""
     path = Path(path)
     campaign = None
     if path.is_dir():
@@ -26,7 +36,10 @@ def read(path, name, problems, *, outputs=None):
         if path.parent.name == "files" and metadata.is_file():
             campaign = _campaign(metadata, "metadata.json", problems)
         files = [path]
-    reading = _Reading(problems, campaign, _outputs(outputs, problems) if outputs else {})
+    shelf = Shelf()
+    if outputs:
+        _outputs(outputs, problems, shelf)
+    reading = _Reading(problems, campaign, shelf)
     for file in files:
         file_name = f"{name}/files/{file.name}" if path.is_dir() else name
         for line, record in json_lines(file, file_name, problems):
@@ -64,10 +77,10 @@ def category_names(categories):
     return names if all(isinstance(name, str) and name for name in names) else None
 
 
-def _outputs(path, problems):
-    """(dataset, split, setup_id, example_idx) -> output text, from factgenie's outputs files."""
+def _outputs(path, problems, shelf):
+    """Each output text of factgenie's outputs files onto `shelf`, by its (dataset, split, setup_id,
+    example_idx); of two with one key, the later."""
     path = Path(path)
-    texts = {}
     for file in sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]:
         for line, record in json_lines(file, file.name, problems):
             key = tuple(record.get(field) for field in KEY_FIELDS)
@@ -76,8 +89,7 @@ def _outputs(path, problems):
                     file.name, line, "an output record needs dataset, split, setup_id, example_idx and output"
                 )
                 continue
-            texts[_key(*key)] = record["output"]
-    return texts
+            shelf.add_given_text(_key(*key), record["output"])
 
 
 def _key(dataset, split, setup_id, example_idx):
@@ -104,10 +116,9 @@ def record_mode(campaign, record, metadata):
 
 
 class _Reading:
-    def __init__(self, problems, campaign, outputs):
-        self.problems, self.campaign, self.outputs = problems, campaign, outputs
-        self.corpus = Corpus()
-        self.documents = {}  # id -> (Document, file name, line)
+    def __init__(self, problems, campaign, shelf):
+        self.problems, self.campaign = problems, campaign
+        self.corpus = shelf
         self.campaign_unit = UTF16 if (campaign or {}).get("mode") == CROWDSOURCING else CODE_POINTS
         config = (campaign or {}).get("config", {})
         self.categories = category_names(config.get("annotation_span_categories")) or []
@@ -183,13 +194,13 @@ class _Reading:
                 extras.append(extra)
         if any(extras):
             factgenie["span_extra"] = extras
-        self.corpus.annotations.append(annotation)
+        self.corpus.add_annotation(annotation)
 
     def document(self, record, key, line, file_name, problem):
         identifier = "/".join(key)
         text = record.get("output", record.get("text"))
         if text is None:
-            text = self.outputs.get(key)
+            text = self.corpus.given_text(key)
             if text is None:
                 problem(
                     f"output {identifier!r}: the record has no 'output' text and no outputs file gives it"
@@ -199,7 +210,7 @@ class _Reading:
         if not isinstance(text, str):
             problem(f"output {identifier!r}: 'output' must be text, not {json_type(text)}")
             return None
-        known = self.documents.get(identifier)
+        known = self.corpus.known(identifier)
         if known is not None:
             if known[0].text != text:
                 problem(f"output {identifier!r}: its text differs from the one on {known[1]} line {known[2]}")
@@ -210,8 +221,7 @@ class _Reading:
         meta["example_idx"] = record["example_idx"]
         document = Document(id=identifier, text=text, system=str(setup_id), meta=meta)
         document.line, document.item = line, f"output {identifier!r}"
-        self.documents[identifier] = (document, file_name, line)
-        self.corpus.documents.append(document)
+        self.corpus.add_document(document, file_name, line)
         return document
 
     def region(self, span, offsets, categories, where, kind, problem):

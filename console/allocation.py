@@ -28,6 +28,10 @@ POLICY_LABELS = {
         "Uncertain: the next document (in a block study: the next block) goes to the pair of systems "
         "whose order is least certain"
     ),
+    "clusters": (
+        "Clusters: as Uncertain, and a pair also gets documents while it is unsure whether it will end "
+        "significantly different, where that decides a boundary of the ranking's clusters"
+    ),
 }
 
 

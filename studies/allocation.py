@@ -2,9 +2,11 @@
 and when the study stops by itself (docs/adaptive-allocation.md).
 
 - `policy`: `uniform` (today's fill order: the documents with the fewest annotators first, in
-  bundle order) or `uncertain` (the next document goes to the pair of systems whose order is
-  least certain given the ratings so far: annotations/services/allocation.py).
-- `settled`: a pair whose order is in doubt with at most this probability is settled (0.01).
+  bundle order), `uncertain` (the next document goes to the pair of systems whose order is
+  least certain given the ratings so far: annotations/services/allocation.py) or `clusters`
+  (as `uncertain`, and a pair is also in doubt while its significance at the end of the plan
+  is, where that can make or unmake a boundary of the ranking's clusters).
+- `settled`: a pair whose doubt is at most this probability is settled (0.01).
 - `stop_when`: the rules that close the study: `settled` (every pair settled), `unchanged` (the
   ranking's clusters the same over the last `unchanged_for` ratings), `separated` (every
   adjacent pair of the ranking significantly different by the study's `ranking` test and
@@ -23,8 +25,8 @@ from dataclasses import dataclass
 
 from studies.config import ConfigProblem, number, unknown, whole
 
-UNIFORM, UNCERTAIN = "uniform", "uncertain"
-POLICIES = (UNIFORM, UNCERTAIN)
+UNIFORM, UNCERTAIN, CLUSTERS = "uniform", "uncertain", "clusters"
+POLICIES = (UNIFORM, UNCERTAIN, CLUSTERS)
 SETTLED, UNCHANGED, SEPARATED, BUDGET = "settled", "unchanged", "separated", "budget"
 STOP_RULES = (SETTLED, UNCHANGED, SEPARATED, BUDGET)
 # The rules that need the ranking's significance tests after each rating.
@@ -44,7 +46,7 @@ class AllocationSettings:
 
     @property
     def adaptive(self):
-        return self.policy == UNCERTAIN
+        return self.policy in (UNCERTAIN, CLUSTERS)
 
     @property
     def stops(self):

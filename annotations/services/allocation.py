@@ -19,10 +19,12 @@ import numpy as np
 from django.db.models import Count
 
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
-from reports.metrics.allocation import doubt_from_sums, pair_sums
+from reports.metrics.allocation import cluster_doubt_from_sums, doubt_from_sums, pair_sums
 from studies import protocols
-from studies.allocation import allocation_settings
+from studies.allocation import CLUSTERS, allocation_settings
 from studies.models import Document
+
+RANKING_DEFAULTS = {"test": "permutation", "resamples": 1000, "alpha": 0.05}
 
 
 @dataclass
@@ -126,9 +128,24 @@ def cells_sums(cells):
     }  # fmt: skip
 
 
-def cells_doubt(cells):
-    """order_doubt of every pair of the grid's systems, from its scored cells."""
-    return doubt_from_sums(cells_sums(cells))
+def ranking_settings(study):
+    """The study's own `ranking` option (the report's test, resamples and significance), or the
+    defaults: what the stopping rules test and what `clusters` calls significant."""
+    value = study.config.get("ranking") if isinstance(study.config, dict) else None
+    return {**RANKING_DEFAULTS, **(value if isinstance(value, dict) else {})}
+
+
+def doubt_of(study, sums):
+    """Every pair's doubt under the study's policy, from pair sums: its order's (`uncertain`), or
+    also its significance decision's where a cluster boundary may fall (`clusters`)."""
+    if allocation_settings(study).policy == CLUSTERS:
+        return cluster_doubt_from_sums(sums, alpha=ranking_settings(study)["alpha"])
+    return doubt_from_sums(sums)
+
+
+def cells_doubt(study, cells):
+    """doubt_of every pair of the grid's systems, from its scored cells."""
+    return doubt_of(study, cells_sums(cells))
 
 
 def doubtful_pairs(doubt, settled):
@@ -141,7 +158,7 @@ def doubtful_pairs(doubt, settled):
 
 
 def pair_doubt(study, systems, ratings):
-    """order_doubt of every pair of `systems` (the study's, sorted), from the pair sums the latest
+    """doubt_of every pair of `systems` (the study's, sorted), from the pair sums the latest
     submit stored (AllocationRecord.sums): a join reads a few systems-by-systems matrices, not the
     study's scores. Sums stored after another number of ratings than `ratings` (none stored yet,
     ratings imported in bulk, submits while the study was uniform) are not used: the grid is
@@ -149,12 +166,12 @@ def pair_doubt(study, systems, ratings):
     sums = AllocationRecord.objects.filter(study=study).values_list("sums", flat=True).first()
     if not sums or sums.get("systems") != systems or sums.get("ratings") != ratings:
         sums = cells_sums(study_cells(study))
-    return doubt_from_sums(sums)
+    return doubt_of(study, sums)
 
 
 def choose_document(study, free, active, layout, ratings):
-    """The document of `free` (the ids this worker may take, in fill order) that the `uncertain`
-    policy gives next, or None to keep the fill order (the ranking is settled, or none of the
+    """The document of `free` (the ids this worker may take, in fill order) that the adaptive
+    policy (`uncertain` or `clusters`) gives next, or None to keep the fill order (the ranking is settled, or none of the
     doubtful pairs has a document this worker may take).
 
     For the pair most in doubt that has a free document: a cell already under way (a design

@@ -13,13 +13,27 @@ from django.utils import timezone
 from annotations.models import OPEN_STATUSES, AllocationRecord, Assignment
 from annotations.signals import study_stopped
 from reports.metrics.ranking import adjacent_separation, rank_systems
-from studies.allocation import BUDGET, RANKING_RULES, SEPARATED, SETTLED, UNCHANGED, allocation_settings
+from studies.allocation import (
+    BUDGET,
+    CLUSTERS,
+    RANKING_RULES,
+    SEPARATED,
+    SETTLED,
+    UNCHANGED,
+    allocation_settings,
+)
 from studies.models import Study
 
-from .allocation import cells_doubt, cells_sums, doubtful_pairs, is_block_study, main_work, study_cells
+from .allocation import (
+    cells_doubt,
+    cells_sums,
+    doubtful_pairs,
+    is_block_study,
+    main_work,
+    ranking_settings,
+    study_cells,
+)
 from .blocks import study_blocks
-
-RANKING_DEFAULTS = {"test": "permutation", "resamples": 1000, "alpha": 0.05}
 
 
 def budget_refusal(study):
@@ -34,18 +48,12 @@ def budget_refusal(study):
     return None
 
 
-def _ranking_settings(study):
-    # The study's own `ranking` option (the report's test and significance) where it has one.
-    value = study.config.get("ranking") if isinstance(study.config, dict) else None
-    return {**RANKING_DEFAULTS, **(value if isinstance(value, dict) else {})}
-
-
 def current_ranking(study, cells):
     """The ranking of the scored cells by the study's `ranking` test (rank_systems); None until
     every system has two scored items (before that a ranking says nothing)."""
     if len(cells.systems) < 2 or any(len(cells.by_system.get(s, {})) < 2 for s in cells.systems):
         return None
-    return rank_systems(cells.by_system, **_ranking_settings(study))
+    return rank_systems(cells.by_system, **ranking_settings(study))
 
 
 def ranking_clusters(ranking):
@@ -70,9 +78,10 @@ def stop_due(study, cells, record):
         SETTLED in settings.stop_when
         and cells.ratings
         and len(cells.systems) >= 2
-        and not doubtful_pairs(cells_doubt(cells), settings.settled)
+        and not doubtful_pairs(cells_doubt(study, cells), settings.settled)
     ):
-        return SETTLED, f"every pair's order is settled (doubt at most {settings.settled:g})"
+        settled = "order and significance are" if settings.policy == CLUSTERS else "order is"
+        return SETTLED, f"every pair's {settled} settled (doubt at most {settings.settled:g})"
     state = record.clusters or {}
     current = state.get("ratings") == cells.ratings  # noted after this very rating
     if (
@@ -87,7 +96,7 @@ def stop_due(study, cells, record):
         and state.get("adjacent")
         and (state["separated"] == state["adjacent"])
     ):
-        alpha = _ranking_settings(study)["alpha"]
+        alpha = ranking_settings(study)["alpha"]
         return SEPARATED, (
             f"every adjacent pair of the ranking is significantly different ({state['adjacent']} pairs, "
             f"alpha {alpha:g})"
@@ -154,7 +163,7 @@ def allocation_status(study):
     settings = allocation_settings(study)
     cells = study_cells(study)
     record = AllocationRecord.objects.filter(study=study).first()
-    doubt = cells_doubt(cells)
+    doubt = cells_doubt(study, cells)
     count = len(cells.systems)
     pairs = [(doubt[a, b], a, b) for a in range(count) for b in range(a + 1, count)]
     most = max(pairs, default=None, key=lambda p: p[0])
@@ -177,8 +186,8 @@ def allocation_status(study):
             if record and record.clusters and "adjacent" in record.clusters
             else None
         ),
-        "alpha": _ranking_settings(study)["alpha"],
-        "test": _ranking_settings(study)["test"],
+        "alpha": ranking_settings(study)["alpha"],
+        "test": ranking_settings(study)["test"],
         "stopped_rule": record.stopped_rule if record else "",
         "stopped_at": record.stopped_at if record else None,
         "stopped_note": record.stopped_note if record else "",

@@ -39,7 +39,7 @@ def test_the_option_is_read_by_block_studies(protocol):
         == []
     )
     assert [str(p) for p in config_problems({"allocation": {"policy": "greedy"}}, protocol=protocol)] == [
-        "config.allocation.policy: must be one of uniform, uncertain"
+        "config.allocation.policy: must be one of uniform, uncertain, clusters"
     ]
 
 
@@ -201,3 +201,23 @@ def test_an_adaptive_join_reads_the_study_s_documents_once(tmp_path, protocol):
         q["sql"] for q in queries if 'FROM "studies_document"' in q["sql"] and not one_block.search(q["sql"])
     ]
     assert len(whole_study) == 1, "\n\n".join(whole_study)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_clusters_block_study_runs_to_its_end_and_rates_no_block_twice(tmp_path, protocol):
+    """`clusters` steers a block study as `uncertain` does, from the same pair sums; with `settled`
+    it stops once every pair's order and significance are settled, at the latest when every block
+    is rated."""
+    study = import_block_study(
+        tmp_path, protocol, documents=pair_documents(12),
+        allocation={"policy": "clusters", "stop_when": ["settled"]},
+    ).study  # fmt: skip
+    rated = 0
+    with pytest.raises(JoinRefused):
+        while rated < 30:
+            rate_block(join(study, f"w{rated}"))
+            rated += 1
+    study.refresh_from_db()
+    assert study.status == Study.Status.CLOSED
+    assert rated <= 24 and allocation_status(study)["ratings"] == rated
+    assert max(Counter(a.block for a in Assignment.objects.filter(study=study)).values()) == 1

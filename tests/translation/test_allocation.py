@@ -79,7 +79,7 @@ def test_the_allocation_option_is_checked_and_mqm_does_not_read_it():
             protocol="esa",
         )
     ]
-    assert "config.allocation.policy: must be one of uniform, uncertain" in problems
+    assert "config.allocation.policy: must be one of uniform, uncertain, clusters" in problems
     assert "config.allocation.settled: must be a number from 0.0001 to 0.25" in problems
     assert "config.allocation.stop_when: must be a list of settled, unchanged, separated, budget" in problems
     assert any("unknown option 'colour'" in p for p in problems)
@@ -294,3 +294,61 @@ def test_a_submit_locks_an_adaptive_study_before_the_assignment_as_a_join_does()
     if connection.features.has_select_for_update:
         assert "FOR UPDATE" in retry[study_lock] and "FOR UPDATE" in retry[assignment_lock]
     assert AllocationRecord.objects.filter(study=study).exists()  # the allocation ran, study locked
+
+
+def systems_given(study, joins):
+    given = [assignment_join(study=study, platform="prolific", external_id=f"w{n}") for n in range(joins)]
+    return Counter(a.document.system for a in given)
+
+
+@pytest.mark.parametrize("policy", ["uncertain", "clusters"])
+def test_clusters_also_spends_on_the_clear_leader_whose_boundary_is_not_yet_significant(policy):
+    """sysA is far ahead after three items: its order is clear (uncertain leaves it), but three
+    items cannot make it significantly better, so whether it stands in a cluster of its own is in
+    doubt, and `clusters` rates it on more items; sysB and sysC are the close pair either way."""
+    study = da_study(items=20, allocation={"policy": policy})
+    warm_up(study, 3)
+    systems = systems_given(study, 6)
+    if policy == "uncertain":
+        assert systems == {"sysB": 3, "sysC": 3}
+    else:
+        assert systems["sysA"] >= 3
+
+
+@pytest.mark.parametrize("policy", ["uncertain", "clusters"])
+def test_under_clusters_settled_waits_for_the_boundary_s_items(policy):
+    study = da_study(items=6, allocation={"policy": policy, "stop_when": ["settled"]})
+    join_until_refused(study)
+    record = AllocationRecord.objects.get(study=study)
+    assert record.stopped_rule == "settled"
+    rated_a = Assignment.objects.filter(
+        study=study, document__system="sysA", status=Assignment.Status.SUBMITTED
+    ).count()
+    if policy == "clusters":
+        # Six items are the plan: sysA's lead can only be tested on all of them.
+        assert rated_a == 6
+        assert "every pair's order and significance are settled" in record.stopped_note
+    else:
+        assert rated_a < 6
+        assert "every pair's order is settled" in record.stopped_note
+
+
+@pytest.mark.parametrize("policy", ["uncertain", "clusters"])
+def test_three_systems_far_apart_settle_their_order_at_once_but_not_their_clusters(policy):
+    """Three items put sysA, sysB and sysC 40 points apart each: no order is in doubt, so
+    `settled` stops an `uncertain` study; no gap can be significant on three items, so under
+    `clusters` the study goes on, and the Run tab names a pair still in doubt."""
+    study = da_study(items=20, allocation={"policy": policy, "stop_when": ["settled"]})
+    far_apart = {"sysA": 90.0, "sysB": 50.0, "sysC": 10.0}
+    for document in Document.objects.filter(study=study, input_id__in=["src-0", "src-1", "src-2"]):
+        assignment = Assignment.objects.create(
+            study=study, document=document, worker=_worker(f"warm-{document.pk}"), joined=True
+        )
+        rate(assignment, far_apart[document.system] + int(document.input_id[-1]))
+    study.refresh_from_db()
+    status = allocation_status(study)
+    if policy == "uncertain":
+        assert study.status == Study.Status.CLOSED and status["most_doubtful"] is None
+    else:
+        assert study.status == Study.Status.OPEN and status["pairs_settled"] < status["pairs"] == 3
+        assert status["most_doubtful"] is not None

@@ -20,7 +20,7 @@ Policies (replayed by `replay`):
   the pair of systems whose order is most in doubt, both systems rated on the next item in the
   random order that the two have not both been rated on, until no pair's doubt is above
   `settled` (then the rest, item by item, as uniform does).
-- `clusters` (clusters.py; replayed only, no study runs it yet): as `uncertain`, but a pair is
+- `clusters` (clusters.py; a live study runs it too, cluster_doubt_from_sums): as `uncertain`, but a pair is
   also in doubt while its *significance* at the end of its plan is, where that can make or
   unmake a boundary of the significance clusters.
 - `oracle` (oracle.py; no policy: it reads the finished study): each system's number of items
@@ -33,7 +33,7 @@ oracle.py, replay.py (the replay, the budget needed).
 Everything is seeded: a policy's order of cells depends only on the cells and the seed.
 """
 
-from .clusters import clusters_order, decision_doubt
+from .clusters import cluster_doubt_from_sums, clusters_order, decision_doubt
 from .doubt import SETTLED, SUM_KEYS, doubt_from_sums, next_pair, order_doubt, pair_sums
 from .oracle import oracle_order, oracle_plans
 from .policies import _cells, uncertain_order, uniform_order
@@ -41,6 +41,6 @@ from .replay import FRACTIONS, POLICIES, Checkpoint, budget_needed, buying_order
 
 __all__ = [
     "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "_cells", "budget_needed", "buying_order",
-    "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
+    "cluster_doubt_from_sums", "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
     "order_doubt", "pair_sums", "pair_spending", "replay", "uncertain_order", "uniform_order",
 ]  # fmt: skip

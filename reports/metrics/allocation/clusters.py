@@ -3,8 +3,9 @@ its order.
 
 `uncertain` stops spending on a pair once its *order* is clear, long before the pair is
 *significant*; a cluster boundary needs every pair across it significant, so the clusters come
-late. This policy sees only the ratings so far (a live study could run it) and asks, per pair
-of systems, from the items both were rated on (n of the plan's N; mean difference m, spread s):
+late. This policy sees only the ratings so far (live studies run it, through
+annotations/services/allocation.doubt_of) and asks, per pair of systems, from the items both
+were rated on (n of the plan's N; mean difference m, spread s):
 
 - will the pair be significant at the end of its plan? The plan's mean difference is about
   normal around m with variance s^2 / n (1 - n / N) (finite population), and the pair is
@@ -96,17 +97,25 @@ def boundary_doubt(means, at_end, now, *, higher_is_better=True):
     return np.maximum(doubt, doubt.T)
 
 
+def cluster_doubt_from_sums(sums, *, alpha=0.05, higher_is_better=True):
+    """Systems x systems matrix (symmetric) of the `clusters` policy's doubt, from `pair_sums` (or
+    the lists a live study stores of them): a pair's order doubt (doubt.order_doubt), or its
+    significance decision's doubt where the boundary it may make or unmake is in doubt, whichever
+    is more."""
+    total, count = (np.asarray(sums[key], dtype=float) for key in ("total", "count"))
+    decision, at_end, now = decision_doubt(sums, alpha=alpha)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        means = total / count
+    position = boundary_doubt(means, at_end, now, higher_is_better=higher_is_better)
+    # A pair's decision counts as much as the boundary it may make or unmake is in doubt.
+    return np.maximum(doubt_from_sums(sums), np.minimum(decision, position))
+
+
 def next_cluster_pair(scores, bought, planned, rng, *, settled=SETTLED, alpha=0.05, higher_is_better=True):
     """(a, b): the pair of system columns whose order or significance decision is most in doubt
     (the decision only where a boundary may fall); None when no doubt is above `settled`."""
     sums = pair_sums(scores, bought, planned)
-    doubt, at_end, now = decision_doubt(sums, alpha=alpha)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        means = sums["total"] / sums["count"]
-    position = boundary_doubt(means, at_end, now, higher_is_better=higher_is_better)
-    order = np.triu(doubt_from_sums(sums), 1)
-    # A pair's decision counts as much as the boundary it may make or unmake is in doubt.
-    doubt = np.maximum(order, np.triu(np.minimum(doubt, position), 1))
+    doubt = np.triu(cluster_doubt_from_sums(sums, alpha=alpha, higher_is_better=higher_is_better), 1)
     most = doubt.max() if doubt.size else 0.0
     if most <= settled:
         return None

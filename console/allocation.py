@@ -29,8 +29,8 @@ POLICY_LABELS = {
         "whose order is least certain"
     ),
     "clusters": (
-        "Clusters: as Uncertain, and a pair also gets documents while it is unsure whether it will end "
-        "significantly different, where that decides a boundary of the ranking's clusters"
+        "Clusters: the next document (or block) goes to the pair of systems whose order is least certain, "
+        "or whose significance is, where it decides a boundary of the ranking's clusters"
     ),
 }
 

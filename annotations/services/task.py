@@ -16,7 +16,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, OuterRef, Subquery
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce
 from django.db.models.lookups import GreaterThanOrEqual
 from django.utils import timezone
@@ -25,7 +26,7 @@ from annotations.models import Assignment
 from annotations.signals import assignment_submitted
 from studies import protocols
 from studies.allocation import allocation_settings
-from studies.models import Segment, Study
+from studies.models import Document, Segment, Study
 from studies.spans import is_whole_number
 
 from .blocks import retest_schedule
@@ -181,6 +182,20 @@ def row_count(rows, by):
 _SEGMENTS_OF_DOCUMENT = row_count(Segment.objects.filter(document_id=OuterRef("document_id")), "document_id")
 
 
+# Whether the worker has submitted a quality check on a changed copy of this document
+# (Document.COPY_OF): a protocol that scores such checks against their original (the translation
+# protocols' after_submit) reads them only when there is one, so a submit without one sends no
+# statement for them.
+_COPIES_SUBMITTED = Exists(
+    Document.objects.filter(
+        study_id=OuterRef("study_id"), kind=Document.Kind.ATTENTION, assignments__worker_id=OuterRef("worker_id"),
+        assignments__kind=Assignment.Kind.MAIN, assignments__status=Assignment.Status.SUBMITTED,
+    )
+    .annotate(original=KT(f"meta__{Document.COPY_OF}"))
+    .filter(original=OuterRef("document__external_id"))
+)  # fmt: skip
+
+
 def rows_at_least(rows, needed):
     """A protocol's `submit_ready` condition: the work `rows` of an assignment (a queryset that
     names the assignment as OuterRef("pk")) number at least `needed`."""
@@ -193,7 +208,7 @@ def _submitted(token, *, stopping, study_first):
     locked = (
         Assignment.objects.select_for_update(of=("self",))
         .select_related("study", "document", "worker")
-        .annotate(document_segments=_SEGMENTS_OF_DOCUMENT)
+        .annotate(document_segments=_SEGMENTS_OF_DOCUMENT, copies_submitted=_COPIES_SUBMITTED)
         .filter(token=token)
         .order_by()  # one row at most: no ordering to join the study and the document's study for
         .first()

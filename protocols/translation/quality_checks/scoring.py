@@ -185,8 +185,12 @@ def score_checks(assignments):
 
 
 def checks_of_original(assignment):
-    """The same worker's submitted check assignments on copies of this assignment's document."""
+    """The same worker's submitted check assignments on copies of this assignment's document. A
+    submit's locked assignment says whether there is any (`copies_submitted`, read with the lock:
+    annotations/services/task.py), and none is then read."""
     if assignment.document_id is None or assignment.document.kind != Document.Kind.MAIN:
+        return Assignment.objects.none()
+    if not getattr(assignment, "copies_submitted", True):
         return Assignment.objects.none()
     return Assignment.objects.filter(
         study_id=assignment.study_id, worker_id=assignment.worker_id, kind=Assignment.Kind.MAIN,

@@ -39,6 +39,9 @@ class ReviewProtocol(Protocol):
     def missing(self, assignment):
         return services.review_missing(assignment)
 
+    def submit_ready(self, assignment):
+        return services.review_complete(assignment)
+
     def report(self, study, progress):
         return report.review_report_for(study)
 

@@ -1,10 +1,11 @@
 """What a reviewer does on the review page: answer questions about evaluator items."""
 
 from django.db import transaction
+from django.db.models import OuterRef, Q
 
 from annotations.services.opening import assignment_column, assignment_opened_or_refused, column, table
 from annotations.services.row_statements import upsert
-from annotations.services.task import TaskInputError
+from annotations.services.task import TaskInputError, row_count, rows_at_least
 from protocols.review.models import ReviewAnswer, ReviewItem
 from protocols.review.questions import answer_error, study_questions
 from studies.spans import is_whole_number
@@ -43,6 +44,22 @@ def review_answer_save(*, token, data):
     answer = ReviewAnswer(assignment=assignment, item_id=item_id, answers=data["answers"])
     upsert(answer, unique=("assignment", "item"), update=("answers", "updated_at"))
     return answer
+
+
+def review_complete(assignment):
+    """For submit's UPDATE, the condition under which review_missing finds nothing left: as many
+    answer rows as the document has items, each with every single-choice question answered (not
+    missing, null or empty). The answer API stores answers only on the document's own items, one
+    row an item, so the count says every item is answered."""
+    required = [q["key"] for q in study_questions(assignment.study) if q["kind"] == "single"]
+    if not required:
+        return Q()  # nothing is required: review_missing never finds anything left
+    answered = ReviewAnswer.objects.filter(assignment=OuterRef("pk"))
+    for key in required:
+        # Excluding a JSON null also excludes a key left out (tested on SQLite and PostgreSQL).
+        answered = answered.exclude(**{f"answers__{key}": None}).exclude(**{f"answers__{key}": ""})
+    items = row_count(ReviewItem.objects.filter(document_id=OuterRef("document_id")), "document_id")
+    return rows_at_least(answered, items)
 
 
 def review_missing(assignment):

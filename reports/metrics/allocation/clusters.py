@@ -31,7 +31,7 @@ uniform order.
 import numpy as np
 from scipy import stats
 
-from .doubt import SETTLED, _variance, doubt_from_sums, pair_sums
+from .doubt import SETTLED, _variance, doubt_from_sums, most_doubtful_pair, pair_sums
 from .policies import pair_by_pair_order
 
 # A pair counts as significant now only with this many standard errors to spare: the ranking's
@@ -115,13 +115,8 @@ def next_cluster_pair(scores, bought, planned, rng, *, settled=SETTLED, alpha=0.
     """(a, b): the pair of system columns whose order or significance decision is most in doubt
     (the decision only where a boundary may fall); None when no doubt is above `settled`."""
     sums = pair_sums(scores, bought, planned)
-    doubt = np.triu(cluster_doubt_from_sums(sums, alpha=alpha, higher_is_better=higher_is_better), 1)
-    most = doubt.max() if doubt.size else 0.0
-    if most <= settled:
-        return None
-    candidates = np.argwhere(doubt == most)
-    a, b = candidates[rng.integers(len(candidates))]
-    return int(a), int(b)
+    doubt = cluster_doubt_from_sums(sums, alpha=alpha, higher_is_better=higher_is_better)
+    return most_doubtful_pair(doubt, rng, settled=settled)
 
 
 def clusters_order(scores, rng, *, warmup=5, settled=SETTLED, alpha=0.05, higher_is_better=True):

@@ -81,7 +81,13 @@ def doubt_from_sums(sums):
 def next_pair(scores, bought, planned, rng, *, settled=SETTLED):
     """(a, b): the pair of system columns whose order is most in doubt, ties drawn by `rng`;
     None when every pair's doubt is at most `settled` (the ranking is settled)."""
-    doubt = np.triu(order_doubt(scores, bought, planned), 1)
+    return most_doubtful_pair(order_doubt(scores, bought, planned), rng, settled=settled)
+
+
+def most_doubtful_pair(doubt, rng, *, settled=SETTLED):
+    """(a, b), a < b: the pair of a systems x systems doubt matrix most in doubt, ties drawn by
+    `rng`; None when no pair's doubt is above `settled`."""
+    doubt = np.triu(doubt, 1)
     most = doubt.max() if doubt.size else 0.0
     if most <= settled:
         return None

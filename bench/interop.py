@@ -27,24 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
-WORDS = [
-    "the",
-    "ship",
-    "left",
-    "port",
-    "at",
-    "dawn",
-    "and",
-    "Mara",
-    "watched",
-    "it",
-    "go",
-    "🚢",
-    "while",
-    "Jonas",
-    "counted",
-    "crates",
-]
+from bench.interop_folders import WORDS  # noqa: E402 - one vocabulary for every synthetic export
 
 
 def write_export(path, tasks, seed=7):

@@ -113,13 +113,14 @@ def import_bundle(directory, *, locate=False, user=None):
 def _warn_of_nothing_to_steer(spec, documents, problems):
     """A block study allocating `uncertain` whose blocks all hold the same systems is allocated as
     uniform: worth a warning, not a refusal (studies/allocation.steers_nothing)."""
-    if not allocation_settings(spec).adaptive:
+    settings = allocation_settings(spec)
+    if not settings.adaptive:
         return
     systems_by_block = {}
     for document in documents:
         if document.block and document.kind == Document.Kind.MAIN:
             systems_by_block.setdefault(document.block, set()).add(document.system)
-    if (warning := steers_nothing(systems_by_block)) is not None:
+    if (warning := steers_nothing(systems_by_block, settings.policy)) is not None:
         problems.warn("study.yaml", 0, warning)
 
 

@@ -94,17 +94,17 @@ def allocation_settings(study):
 
 
 STEERS_NOTHING = (
-    "config.allocation.policy: uncertain chooses the next block by the systems it holds, and every "
+    "config.allocation.policy: {policy} chooses the next block by the systems it holds, and every "
     "block holds the same systems ({systems}): the study will be allocated as uniform. Blocks of "
     "some systems each (e.g. one pair of systems per input) give it something to steer."
 )
 
 
-def steers_nothing(systems_by_block):
+def steers_nothing(systems_by_block, policy=UNCERTAIN):
     """A warning when `uncertain` cannot steer a block study: every block of ``{block: systems}``
     holds the same set of systems (blocks by input), so every block covers the same pairs and the
     choice falls back to the uniform order. None when the blocks differ (or there are none)."""
     sets = {frozenset(systems) for systems in systems_by_block.values()}
     if len(sets) != 1:
         return None
-    return STEERS_NOTHING.format(systems=", ".join(sorted(next(iter(sets)))) or "none")
+    return STEERS_NOTHING.format(policy=policy, systems=", ".join(sorted(next(iter(sets)))) or "none")

@@ -102,9 +102,9 @@ def choose_block(study, layout, free, active, ratings):
 
 
 def study_steers_nothing(study):
-    """steers_nothing of the study's blocks: a warning when `uncertain` has nothing to steer."""
+    """steers_nothing of the study's blocks: a warning when its adaptive policy has nothing to steer."""
     systems_by_block = {}
     documents = study.documents.filter(kind=Document.Kind.MAIN).exclude(block="").with_text()
     for block, system in documents.values_list("block", "system"):
         systems_by_block.setdefault(block, set()).add(system)
-    return steers_nothing(systems_by_block)
+    return steers_nothing(systems_by_block, allocation_settings(study).policy)

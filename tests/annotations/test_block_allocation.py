@@ -65,15 +65,16 @@ def test_uniform_takes_the_blocks_in_fill_order_whatever_the_ratings(tmp_path, p
     assert given == ["in06-AB", "in06-CD", "in07-AC", "in07-BD"]
 
 
-def test_blocks_that_all_hold_every_system_are_taken_as_uniform_and_the_import_warns(tmp_path):
+@pytest.mark.parametrize("policy", ["uncertain", "clusters"])
+def test_blocks_that_all_hold_every_system_are_taken_as_uniform_and_the_import_warns(tmp_path, policy):
     adaptive = import_block_study(
-        tmp_path / "a", "likert", documents=by_input_documents(6), allocation={"policy": "uncertain"}
+        tmp_path / "a", "likert", documents=by_input_documents(6), allocation={"policy": policy}
     )
     uniform = import_block_study(
         tmp_path / "u", "likert", documents=by_input_documents(6), allocation={"policy": "uniform"}, slug="u"
     )
     assert [str(w) for w in adaptive.warnings] == [
-        "study.yaml:0: warning: config.allocation.policy: uncertain chooses the next block by the systems it "
+        f"study.yaml:0: warning: config.allocation.policy: {policy} chooses the next block by the systems it "
         "holds, and every block holds the same systems (sysA, sysB, sysC, sysD): the study will be "
         "allocated as uniform. Blocks of some systems each (e.g. one pair of systems per input) give it "
         "something to steer."

@@ -62,7 +62,9 @@ class Client:
             link.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
             response = link.getresponse()
             self.answer = response.read()
-        except OSError:  # the worker died under the request: no answer
+        except (OSError, http.client.HTTPException):
+            # The worker died under the request: no answer, or an answer cut off mid-body
+            # (IncompleteRead); the page's queue takes either as an error and sends the save again.
             return 0
         finally:
             link.close()

@@ -168,9 +168,6 @@ def _allocates(study):
     return settings.adaptive or settings.stops
 
 
-# The span protocol's check of what is left compares the furthest segment with the document's
-# segment count (protocols/span/protocol.py): read here, in the SELECT that locks the assignment, it
-# is not a statement of its own. A block assignment has no document, and the count is then 0.
 def row_count(rows, by):
     """The number of `rows` (a queryset filtered on an OuterRef) as a subquery: rows grouped by
     their column `by`, so the database counts them inside the statement that uses it; 0 when
@@ -178,7 +175,9 @@ def row_count(rows, by):
     return Coalesce(Subquery(rows.order_by().values(by).annotate(count=Count("pk")).values("count")), 0)
 
 
-# The submitting document's segment count, read by the locking SELECT itself (one statement fewer).
+# The span protocol's check of what is left compares the furthest segment with the document's
+# segment count (protocols/span/protocol.py): read here, in the SELECT that locks the assignment, it
+# is not a statement of its own. A block assignment has no document, and the count is then 0.
 _SEGMENTS_OF_DOCUMENT = row_count(Segment.objects.filter(document_id=OuterRef("document_id")), "document_id")
 
 

@@ -7,7 +7,9 @@
    indexes, the study's category of the key sent and the segments named. They
    are read in this statement rather than cached per process: categories stay
    editable in admin, and a process cannot hear of another's edit
-   (docs/decisions.md).
+   (docs/decisions.md). A last subquery says whether an annotation with the
+   client_id sent is stored already (a retry), so a retry reads it back instead
+   of inserting.
 2. `insert_unless_stored`: INSERT ... ON CONFLICT (assignment, client_id) DO
    NOTHING RETURNING id, so a retried save inserts nothing.
 
@@ -41,6 +43,10 @@ class OpenedForSave:
     furthest_segment: int
     category: Category | None
     segments: dict  # index -> Segment (id, index, text) of the segments named that exist
+    # The id of the annotation stored under the client_id sent, as the UPDATE's snapshot saw it. On
+    # PostgreSQL that snapshot may predate the lock it waited for, so this is a hint, read again
+    # after the lock: a miss falls to the INSERT's conflict, a stale hit to a read that finds none.
+    stored_id: int | None = None
 
 
 @cache
@@ -68,6 +74,11 @@ def _open_statement(vendor):
             f" AND g.{column(Segment, 'index')} = %s)"
         )
 
+    stored = (
+        f"(SELECT a.{column(ErrorAnnotation, 'id')} FROM {quote(ErrorAnnotation._meta.db_table)} a"  # noqa: S608
+        f" WHERE a.{column(ErrorAnnotation, 'assignment')} = {assignment}.{column(Assignment, 'id')}"
+        f" AND a.{column(ErrorAnnotation, 'client_id')} = %s)"
+    )
     last_activity, started, status = (
         column(Assignment, name) for name in ("last_activity_at", "started_at", "status")
     )
@@ -75,7 +86,7 @@ def _open_statement(vendor):
     returning = [
         column(Assignment, "id"), column(Assignment, "current_segment"), column(Assignment, "segments_visited"),
         category("id"), category("kind"), category("label"),
-        segment("id"), segment("text"), segment("id"), segment("text"),
+        segment("id"), segment("text"), segment("id"), segment("text"), stored,
     ]  # fmt: skip
     return (
         f"UPDATE {assignment} SET {last_activity} = %s, {started} = COALESCE({started}, %s), {status} = %s"  # noqa: S608
@@ -89,7 +100,7 @@ def _index_param(index):
     return index if is_whole_number(index) and 0 <= index <= MAX_INDEX else None
 
 
-def assignment_open_for_save(*, token, category_key, segment_indexes):
+def assignment_open_for_save(*, token, category_key, segment_indexes, client_id):
     """Lock and touch the open assignment of `token`; None when no open assignment has it.
 
     `segment_indexes` holds one or two indexes as sent (a paired span's second);
@@ -102,14 +113,14 @@ def assignment_open_for_save(*, token, category_key, segment_indexes):
         now, now, Assignment.Status.IN_PROGRESS.value,
         token, *(status.value for status in OPEN_STATUSES), now,
         *[category_key if isinstance(category_key, str) else None] * 3,
-        *[_index_param(first)] * 2, *[_index_param(second)] * 2,
+        *[_index_param(first)] * 2, *[_index_param(second)] * 2, client_id,
     ]  # fmt: skip
     with connection.cursor() as cursor:
         cursor.execute(_open_statement(connection.vendor), params)
         row = cursor.fetchone()
     if row is None:
         return None
-    assignment_id, current, visited, category_id, kind, label, *segment_columns = row
+    assignment_id, current, visited, category_id, kind, label, *segment_columns, stored_id = row
     if isinstance(visited, str):  # JSON arrives as text from both backends' drivers under Django
         visited = json.loads(visited)
     category = None
@@ -120,7 +131,7 @@ def assignment_open_for_save(*, token, category_key, segment_indexes):
     for index, (segment_id, text) in zip((first, second), pairs, strict=True):
         if segment_id is not None:
             segments[index] = Segment(id=segment_id, index=index, text=text)
-    return OpenedForSave(assignment_id, max([current, *(visited or [])]), category, segments)
+    return OpenedForSave(assignment_id, max([current, *(visited or [])]), category, segments, stored_id)
 
 
 _INSERTED = [field for field in ErrorAnnotation._meta.concrete_fields if not field.primary_key]

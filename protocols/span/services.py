@@ -102,7 +102,10 @@ def _opened_or_refused(token, data):
     return opened_or_refused(
         token,
         lambda: assignment_open_for_save(
-            token=token, category_key=data.get("category"), segment_indexes=segment_indexes
+            token=token,
+            category_key=data.get("category"),
+            segment_indexes=segment_indexes,
+            client_id=data["client_id"],
         ),
     )
 
@@ -115,7 +118,8 @@ def annotation_add(*, token, data):
     client_id, category, segment, start, end, text, comment, and for a paired
     category `paired` {segment, start, end, text}. The same client_id again
     returns the stored annotation (a retried save), even if the retry's body no
-    longer fits. A save is BEGIN, two statements (save_statements), COMMIT.
+    longer fits. A save is BEGIN, two statements (save_statements), COMMIT; so is a
+    retry, whose second statement reads the stored annotation instead of inserting.
     """
     if not isinstance(data, dict):
         raise TaskInputError("send a JSON object")
@@ -123,6 +127,10 @@ def annotation_add(*, token, data):
     if not isinstance(client_id, str) or not 1 <= len(client_id) <= 64:
         raise TaskInputError("'client_id' must be text of 1 to 64 characters")
     opened = _opened_or_refused(token, data)
+    # The opening UPDATE saw the client_id stored: a retry. Read after the lock, it is the stored
+    # annotation or (on PostgreSQL, removed in another tab meanwhile) none, and the save goes on.
+    if opened.stored_id is not None and (stored := _stored(opened.assignment_id, client_id)) is not None:
+        return stored, False
     try:
         annotation = checked_annotation(opened, data, client_id)
     except TaskInputError:

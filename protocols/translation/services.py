@@ -12,6 +12,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 
 from annotations.services.opening import (
+    assignment_column,
     assignment_opened_or_refused,
     column,
     document_column,
@@ -20,7 +21,7 @@ from annotations.services.opening import (
     study_category,
     table,
 )
-from annotations.services.row_statements import insert_unless_stored, upsert
+from annotations.services.row_statements import FromRow, insert_unless_stored, upsert
 from annotations.services.task import TaskInputError, furthest_segment, move_stored, rows_at_least
 from studies.models import Category, Document, Segment
 from studies.spans import is_whole_number, span_error
@@ -138,12 +139,19 @@ def _placed(study, segment, data, category):
 
 def _error_reads(data):
     """What the opening UPDATE reads for an error: the segment named (on a one-translation page),
-    the document's sources when the error is in the source, the category named."""
+    the document's sources when the error is in the source, the category named, and the id of the
+    error stored under the client_id sent (a retry)."""
     index, key = index_param(data.get("segment")), data.get("category")
     reads, params = [document_segment("id"), document_segment("text")], [index, index]
     reads.append(document_column("meta") if data.get("side") == SOURCE else "NULL")
     reads += [study_category("id"), study_category("whole_sentence")]
     params += [key if isinstance(key, str) else None] * 2
+    reads.append(
+        f"(SELECT e.{column(TranslationError, 'id')} FROM {table(TranslationError)} e"  # noqa: S608
+        f" WHERE e.{column(TranslationError, 'assignment')} = {assignment_column('id')}"
+        f" AND e.{column(TranslationError, 'client_id')} = %s)"
+    )
+    params.append(data["client_id"])
     return reads, params
 
 
@@ -213,7 +221,8 @@ def error_add(*, token, data):
     BEGIN, the opening UPDATE (which reads the segment and category named), one
     INSERT ... ON CONFLICT DO NOTHING that also holds the study's cap on errors
     per segment (counted after the lock, so two tabs cannot pass it together),
-    COMMIT. A retry, a refusal and a page of several translations read once more.
+    COMMIT. A retry, which the opening UPDATE sees stored, reads it back in place
+    of the INSERT; a refusal and a page of several translations read once more.
     """
     if not isinstance(data, dict):
         raise TaskInputError("send a JSON object")
@@ -224,9 +233,14 @@ def error_add(*, token, data):
         raise TaskInputError("'client_id' must be text of 1 to 64 characters")
     reads, params = _error_reads(data)
     opened = assignment_opened_or_refused(token=token, reads=reads, params=params)
-    assignment = opened.assignment
+    assignment, (*page_reads, stored_id) = opened.assignment, opened.reads
+    # The opening UPDATE saw the client_id stored: a retry. Its snapshot may predate the lock on
+    # PostgreSQL (opening.py), so the error is read after the lock; if it was removed in another tab
+    # meanwhile, the save goes on as a new one.
+    if stored_id is not None and (stored := _stored_error(assignment, client_id)) is not None:
+        return stored, False
     try:
-        error = _checked_error(assignment, data, opened.reads)
+        error = _checked_error(assignment, data, page_reads)
     except TaskInputError:
         if (stored := _stored_error(assignment, client_id)) is None:
             raise
@@ -264,14 +278,28 @@ def _score_value(study, value):
 
 
 def _errors_of_segment(severity=None):
-    """RETURNING of the score's UPSERT: the segment's errors (of one severity), read after the lock."""
-    errors = table(TranslationError)
+    """RETURNING of the score's UPSERT: the errors (of one severity) of the score's assignment and
+    segment, read after the lock."""
+    errors, scores = table(TranslationError), table(SegmentScore)
     return (
-        f"(SELECT COUNT(*) FROM {errors} e WHERE e.{column(TranslationError, 'assignment')} = %s"  # noqa: S608
-        f" AND e.{column(TranslationError, 'segment')} = %s"
+        f"(SELECT COUNT(*) FROM {errors} e"  # noqa: S608
+        f" WHERE e.{column(TranslationError, 'assignment')} = {scores}.{column(SegmentScore, 'assignment')}"
+        f" AND e.{column(TranslationError, 'segment')} = {scores}.{column(SegmentScore, 'segment')}"
         + ("" if severity is None else f" AND LOWER(e.{column(TranslationError, 'severity')}) = '{severity}'")
         + ")"
     )
+
+
+def _scored_segment(assignment, output, index):
+    """(document pk, index) of the segment a score names, checked to be on the page and reached.
+    Whether the document has that segment is left to the UPSERT, which finds it; a segment not
+    reached pays for the read that says why (not in this document, or not reached yet)."""
+    document = _output(assignment, output)
+    if index_param(index) is None:
+        raise TaskInputError(f"segment {index!r} is not in this document")
+    if index > furthest_segment(assignment):
+        _reachable_segment(assignment, document, index)
+    return document, index
 
 
 @transaction.atomic
@@ -279,28 +307,29 @@ def score_save(*, token, data):
     """Store (or change) the worker's score of one segment: {"segment": index, "score": number},
     and on a contrastive page {"output": its place} too. Returns (score, the page's warning).
 
-    BEGIN, the opening UPDATE (which reads the segment), one UPSERT that returns
-    how many errors, and how many Major ones, the segment has for the warning,
-    COMMIT; a page of several translations reads the segment once more.
+    BEGIN, the opening UPDATE, one UPSERT that finds the segment (by the page's
+    document and the index sent: no read first, on a page of one translation or
+    several) and returns how many errors, and how many Major ones, the segment
+    has for the warning, COMMIT.
     """
     if not isinstance(data, dict) or set(data) - set(SCORE_FIELDS):
         raise TaskInputError('send {"segment": index, "score": number} (and "output" on a page of several)')
-    index = index_param(data.get("segment"))
-    opened = assignment_opened_or_refused(
-        token=token, reads=[document_segment("id"), document_segment("text")], params=[index, index]
-    )
-    assignment = opened.assignment
+    assignment = assignment_opened_or_refused(token=token).assignment
     study = assignment.study
     if scheme(study.protocol) not in WITH_SCORES:
         raise TaskInputError("this study marks errors and gives no segment score")
-    segment = _page_segment(assignment, data.get("output"), data.get("segment"), *opened.reads)
+    document, index = _scored_segment(assignment, data.get("output"), data.get("segment"))
     score = _score_value(study, data.get("score"))
-    saved = SegmentScore(assignment=assignment, segment=segment, score=score)
-    errors, majors = upsert(
+    saved = SegmentScore(assignment=assignment, score=score)
+    counted = upsert(
         saved, unique=("assignment", "segment"), update=("score", "updated_at"),
         returning=[_errors_of_segment(), _errors_of_segment("major")],
-        params=[assignment.pk, segment.pk] * 2,
+        from_row=FromRow("segment", Segment, {"document": document, "index": index}),
     )  # fmt: skip
+    if counted is None:  # the document has no such segment: nothing stored
+        raise TaskInputError(f"segment {index!r} is not in this document")
+    saved.segment = Segment(id=saved.segment_id, document_id=document, index=index)
+    errors, majors = counted
     return saved, segment_warning(study, score, errors=errors, majors=majors)
 
 

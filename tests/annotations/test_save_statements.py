@@ -23,7 +23,7 @@ from tests.annotations.task_api import SEGMENT_TEXT, post
 
 pytestmark = pytest.mark.django_db
 
-SAVE = "task-api-annotations"
+SAVE, REMOVE = "task-api-annotations", "task-api-annotation"
 
 
 def span(segment=0, start=25, end=29, client_id="c1", **extra):
@@ -45,7 +45,7 @@ def save_statements(client, assignment, body):
 def test_a_save_sends_four_statements_begin_and_commit_included(client, assignment):
     response, statements = save_statements(client, assignment, span())
     assert response.status_code == 201
-    assert len(statements) <= 4, "\n".join(statements)
+    assert len(statements) == 4, "\n".join(statements)
     assert statements[0].startswith("SAVEPOINT") and statements[-1].startswith("RELEASE SAVEPOINT")
 
 
@@ -56,23 +56,54 @@ def test_a_paired_save_sends_four_statements_too(client, assignment):
         client, assignment, span(segment=1, category="RepE", paired=paired)
     )
     assert response.status_code == 201, response.json()
-    assert len(statements) <= 4, "\n".join(statements)
+    assert len(statements) == 4, "\n".join(statements)
     assert response.json()["paired"] == {**paired}
 
 
-def test_a_retried_save_stores_one_annotation_and_answers_the_same(client, assignment):
+def inserts(statements):
+    return [statement for statement in statements if statement.startswith("INSERT")]
+
+
+def test_a_retried_save_sends_four_statements_stores_one_annotation_and_answers_the_same(client, assignment):
+    """The opening UPDATE sees the client_id stored, so the retry reads the annotation back in
+    place of the INSERT: BEGIN, the UPDATE, the SELECT, COMMIT."""
     first = post(client, SAVE, assignment, span())
-    again = post(client, SAVE, assignment, span())
+    stored = ErrorAnnotation.objects.get()
+    again, statements = save_statements(client, assignment, span())
     assert (first.status_code, again.status_code) == (201, 200)
     assert again.json() == first.json()
-    assert ErrorAnnotation.objects.count() == 1
+    assert len(statements) == 4 and one_transaction(statements) and not inserts(statements), "\n".join(
+        statements
+    )
+    assert list(ErrorAnnotation.objects.values_list("pk", flat=True)) == [stored.pk]
 
 
 def test_a_retry_whose_body_no_longer_fits_answers_with_the_stored_annotation(client, assignment):
     first = post(client, SAVE, assignment, span())
-    again = post(client, SAVE, assignment, {**span(), "text": "Bert", "category": "Nope"})
+    again, statements = save_statements(client, assignment, {**span(), "text": "Bert", "category": "Nope"})
     assert again.status_code == 200
     assert again.json() == first.json()
+    assert len(statements) == 4, "\n".join(statements)
+
+
+def test_a_removed_span_saved_again_under_its_client_id_is_stored_anew(client, assignment):
+    """Nothing stored under the client_id is no retry: the save inserts, whatever was there before."""
+    assert post(client, SAVE, assignment, span()).status_code == 201
+    assert sent(client, "delete", REMOVE, assignment, None, "c1")[0].status_code == 200
+    again, statements = save_statements(client, assignment, span(start=30, end=33))
+    assert again.status_code == 201 and again.json()["text"] == "met"
+    assert len(inserts(statements)) == 1 and len(statements) == 4, "\n".join(statements)
+    assert ErrorAnnotation.objects.get().text == "met"
+
+
+def test_the_same_client_id_in_another_assignment_is_no_retry(client, assignment):
+    other = Assignment.objects.create(
+        study=assignment.study, document=assignment.document, worker=assignment.worker, kind="retest"
+    )
+    assert post(client, SAVE, other, span(start=30, end=33)).status_code == 201
+    response = post(client, SAVE, assignment, span())
+    assert response.status_code == 201 and response.json()["text"] == "Anna"
+    assert sorted(ErrorAnnotation.objects.values_list("text", flat=True)) == ["Anna", "met"]
 
 
 def test_the_saved_annotation_is_the_one_answered(client, assignment):
@@ -149,14 +180,14 @@ def test_a_huge_segment_index_is_400_not_a_database_error(client, assignment):
 
 # --- removing a span and moving between segments -----------------------------------------------
 
-REMOVE, MOVE = "task-api-annotation", "task-api-move"
+MOVE = "task-api-move"
 
 
 def test_a_remove_sends_four_statements_and_removes_the_span(client, assignment):
     post(client, SAVE, assignment, span())
     response, statements = sent(client, "delete", REMOVE, assignment, None, "c1")
     assert response.status_code == 200 and response.json() == {"removed": "c1"}
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     assert not ErrorAnnotation.objects.exists()
     assignment.refresh_from_db()
     assert assignment.status == Assignment.Status.IN_PROGRESS and assignment.last_activity_at is not None
@@ -165,7 +196,7 @@ def test_a_remove_sends_four_statements_and_removes_the_span(client, assignment)
 def test_removing_a_span_already_gone_is_fine_and_as_cheap(client, assignment):
     response, statements = sent(client, "delete", REMOVE, assignment, None, "never-saved")
     assert response.status_code == 200
-    assert len(statements) <= 4, "\n".join(statements)
+    assert len(statements) == 4, "\n".join(statements)
 
 
 def test_a_remove_removes_only_the_span_of_its_own_assignment(client, assignment):
@@ -197,7 +228,7 @@ def test_a_move_sends_four_statements_and_stores_the_segment_and_the_visit(clien
     assert response.status_code == 200 and response.json() == {"current_segment": 1}
     # The opening UPDATE marks the time; the second stores the segment, if it exists (two updates
     # of the one row: the new visit list is made from the one the first returned).
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     assignment.refresh_from_db()
     assert (assignment.current_segment, assignment.segments_visited) == (1, [0, 1])
     assert assignment.status == Assignment.Status.IN_PROGRESS
@@ -207,7 +238,7 @@ def test_a_move_back_sends_four_statements_too(client, assignment):
     reached(assignment, 2)
     response, statements = sent(client, "post", MOVE, assignment, {"segment": 0})
     assert response.status_code == 200
-    assert len(statements) <= 4, "\n".join(statements)
+    assert len(statements) == 4, "\n".join(statements)
 
 
 @pytest.mark.parametrize(
@@ -254,7 +285,7 @@ def test_an_activity_report_sends_four_statements_and_is_credited(client, assign
     # The opening UPDATE returns the row's time columns under the lock; the second adds the time.
     response, statements = sent(client, "post", "task-api-activity", assignment, {"seconds": 10})
     assert response.status_code == 200 and response.json() == {"active_seconds": 10}
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     clock.advance(15)
     assert sent(client, "post", "task-api-activity", assignment, {"seconds": 15})[0].json() == {
         "active_seconds": 25
@@ -265,7 +296,7 @@ def test_an_activity_report_sends_four_statements_and_is_credited(client, assign
 def test_feedback_sends_four_statements_and_is_stored(client, assignment):
     response, statements = sent(client, "post", "task-api-feedback", assignment, {"text": "Clear task."})
     assert response.status_code == 200 and response.json() == {"text": "Clear task."}
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     assert Assignment.objects.get(pk=assignment.pk).worker_feedback == "Clear task."
 
 
@@ -305,10 +336,10 @@ def test_a_submit_sends_four_statements_and_a_repeat_three(client, assignment):
     reached(assignment, 2)
     response, statements = sent(client, "post", "task-api-submit", assignment)
     assert response.status_code == 200 and response.json()["status"] == "submitted"
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     again, statements = sent(client, "post", "task-api-submit", assignment)
     assert again.json() == response.json()
-    assert len(statements) <= 3, "\n".join(statements)
+    assert len(statements) == 3, "\n".join(statements)
 
 
 def test_a_submit_with_work_left_is_400_and_then_nothing_else_is_refused(client, assignment):

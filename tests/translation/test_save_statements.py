@@ -3,15 +3,19 @@
 Each write is BEGIN, one UPDATE that opens the assignment (finds it by its token,
 checks it is open, locks and touches it, and reads the segment and category the
 write names), one INSERT, UPSERT, DELETE or UPDATE, COMMIT: at most 4 statements
-(annotations.services.opening). A page of several translations (contrastive)
-reads the segment once more: the opening UPDATE cannot know which document the
-output names before it has read the page's order.
+(annotations.services.opening). A retried error reads the stored one in place
+of its INSERT. An error on a page of several translations (contrastive) reads
+the segment once more: the opening UPDATE cannot know which document the output
+names before it has read the page's order, and the error's span is checked
+against the segment's text in Python; a score needs no text, and its UPSERT
+finds the segment itself.
 """
 
 import pytest
 
 from annotations.models import Assignment
 from protocols.translation.models import SegmentScore, TranslationError
+from studies.models import Segment
 from tests.annotations.statements import one_transaction, refused_submit, sent
 from tests.factories import AssignmentFactory
 from tests.translation.studies import make_translation_study
@@ -32,9 +36,9 @@ def error(client_id="e1", **fields):
             **fields}  # fmt: skip
 
 
-def at_most_four(response, statements, status=200):
+def four_statements(response, statements, status=200):
     assert response.status_code == status, response.content
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
 
 
 @pytest.mark.parametrize(
@@ -49,7 +53,7 @@ def at_most_four(response, statements, status=200):
 def test_an_mqm_error_sends_four_statements(client, fields):
     assignment = assignment_of(make_translation_study("mqm"))
     response, statements = sent(client, "post", ERRORS, assignment, error(**fields))
-    at_most_four(response, statements, 201)
+    four_statements(response, statements, 201)
     stored = TranslationError.objects.select_related("category").get()
     assert (stored.category.key, stored.severity, stored.segment.index) == (
         error(**fields)["category"],
@@ -62,20 +66,33 @@ def test_an_mqm_error_sends_four_statements(client, fields):
 
 def test_an_error_under_a_cap_sends_four_statements_and_the_cap_holds(client):
     assignment = assignment_of(make_translation_study("mqm", config={"max_errors_per_segment": 1}))
-    at_most_four(*sent(client, "post", ERRORS, assignment, error()), 201)
+    four_statements(*sent(client, "post", ERRORS, assignment, error()), 201)
     over = sent(client, "post", ERRORS, assignment, error("e2", start=0, end=3, text="The"))[0]
     assert over.status_code == 400 and "at most 1 errors per segment" in over.json()["error"]
     assert TranslationError.objects.count() == 1
 
 
-def test_a_retried_error_is_stored_once_and_answered_the_same(client):
+def test_a_retried_error_sends_four_statements_is_stored_once_and_answered_the_same(client):
+    """The opening UPDATE sees the client_id stored: the retry reads the error back, no INSERT."""
     assignment = assignment_of(make_translation_study("mqm"))
     first = sent(client, "post", ERRORS, assignment, error())[0]
-    again = sent(client, "post", ERRORS, assignment, error())[0]
-    changed = sent(client, "post", ERRORS, assignment, error(severity="Nope", category="Gone"))[0]
-    assert (first.status_code, again.status_code, changed.status_code) == (201, 200, 200)
-    assert first.json() == again.json() == changed.json()
-    assert TranslationError.objects.count() == 1
+    stored = TranslationError.objects.get()
+    again, statements = sent(client, "post", ERRORS, assignment, error())
+    four_statements(again, statements)
+    assert not [statement for statement in statements if statement.startswith("INSERT")]
+    changed, statements = sent(client, "post", ERRORS, assignment, error(severity="Nope", category="Gone"))
+    four_statements(changed, statements)
+    assert first.status_code == 201 and first.json() == again.json() == changed.json()
+    assert list(TranslationError.objects.values_list("pk", flat=True)) == [stored.pk]
+
+
+def test_a_removed_error_sent_again_under_its_client_id_is_stored_anew(client):
+    assignment = assignment_of(make_translation_study("mqm"))
+    sent(client, "post", ERRORS, assignment, error())
+    sent(client, "delete", ERROR, assignment, None, "e1")
+    response, statements = sent(client, "post", ERRORS, assignment, error(severity="Minor"))
+    four_statements(response, statements, 201)
+    assert TranslationError.objects.get().severity == "Minor"
 
 
 def test_an_error_names_a_category_of_the_study_and_a_segment_reached(client):
@@ -94,21 +111,21 @@ def test_removing_an_error_sends_four_statements_and_only_from_its_own_assignmen
     study = make_translation_study("mqm")
     assignment, other = assignment_of(study), assignment_of(study, "sysB")
     sent(client, "post", ERRORS, assignment, error())
-    at_most_four(*sent(client, "delete", ERROR, other, None, "e1"))
+    four_statements(*sent(client, "delete", ERROR, other, None, "e1"))
     assert TranslationError.objects.count() == 1
-    at_most_four(*sent(client, "delete", ERROR, assignment, None, "e1"))
+    four_statements(*sent(client, "delete", ERROR, assignment, None, "e1"))
     assert not TranslationError.objects.exists()
-    at_most_four(*sent(client, "delete", ERROR, assignment, None, "e1"))  # gone already: fine
+    four_statements(*sent(client, "delete", ERROR, assignment, None, "e1"))  # gone already: fine
 
 
 def test_a_score_sends_four_statements_and_warns_from_the_segments_errors(client):
     assignment = assignment_of(make_translation_study("esa", taxonomy=None))
     response, statements = sent(client, "post", SCORES, assignment, {"segment": 0, "score": 10})
-    at_most_four(response, statements)
+    four_statements(response, statements)
     assert "no error marked" in response.json()["warning"]
     sent(client, "post", ERRORS, assignment, {"client_id": "e1", "segment": 0, "severity": "Major", **DOG})
     response, statements = sent(client, "post", SCORES, assignment, {"segment": 0, "score": 95})
-    at_most_four(response, statements)
+    four_statements(response, statements)
     assert "Major error" in response.json()["warning"]
     assert list(SegmentScore.objects.values_list("score", flat=True)) == [95]
 
@@ -120,7 +137,7 @@ def test_a_move_sends_four_statements_and_waits_for_the_score(client):
     assert Assignment.objects.get(pk=assignment.pk).last_activity_at is None  # a refusal changes nothing
     sent(client, "post", SCORES, assignment, {"segment": 0, "score": 50})
     response, statements = sent(client, "post", MOVE, assignment, {"segment": 1})
-    at_most_four(response, statements)
+    four_statements(response, statements)
     assignment.refresh_from_db()
     assert (assignment.current_segment, assignment.segments_visited) == (1, [0, 1])
     past = sent(client, "post", MOVE, assignment, {"segment": 3})[0]
@@ -142,18 +159,68 @@ def test_every_write_after_submit_is_409_and_changes_nothing(client, name, body,
     assert Assignment.objects.get(pk=assignment.pk).last_activity_at is None
 
 
-def test_a_contrastive_page_reads_the_segment_once_more(client):
-    """The output names a document of the page's order, which the opening UPDATE returns: 5."""
+def contrastive_page():
     study = make_translation_study("contrastive-esa", systems=("sysA", "sysB"), taxonomy=None)
-    document_ids = list(study.documents.values_list("pk", flat=True))
+    document_ids = list(study.documents.order_by("system").values_list("pk", flat=True))
     assignment = AssignmentFactory(
         study=study, document=None, block="src-0",
         items=[{"position": n, "document": pk} for n, pk in enumerate(document_ids)],
     )  # fmt: skip
+    return assignment, document_ids
+
+
+def test_a_score_on_a_contrastive_page_sends_four_statements(client):
+    """The output names a document of the page's order, which the opening UPDATE returns; the
+    UPSERT finds that document's segment itself."""
+    assignment, document_ids = contrastive_page()
     response, statements = sent(client, "post", SCORES, assignment, {"output": 1, "segment": 0, "score": 5})
-    assert response.status_code == 200, response.content
-    assert len(statements) <= 5, "\n".join(statements)
-    assert SegmentScore.objects.get().segment.document_id == document_ids[1]
+    four_statements(response, statements)
+    assert response.json()["output"] == 1 and response.json()["segment"] == 0
+    assert "no error marked" in response.json()["warning"]
+    stored = SegmentScore.objects.select_related("segment").get()
+    assert (stored.segment.document_id, stored.segment.index, stored.score) == (document_ids[1], 0, 5.0)
+    # The warning counts the errors of this output's segment, not of the other output's.
+    major = {"client_id": "e1", "output": 1, "segment": 0, "severity": "Major", **DOG}
+    assert sent(client, "post", ERRORS, assignment, major)[0].status_code == 201
+    changed, statements = sent(client, "post", SCORES, assignment, {"output": 1, "segment": 0, "score": 95})
+    four_statements(changed, statements)
+    assert "Major error" in changed.json()["warning"]
+    other = sent(client, "post", SCORES, assignment, {"output": 0, "segment": 0, "score": 95})[0]
+    assert other.json()["output"] == 0 and other.json()["warning"] == ""
+    assert sorted(SegmentScore.objects.values_list("score", flat=True)) == [95.0, 95.0]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"output": 2, "segment": 0}, "output 2 is not on this page (0 to 1)"),
+        ({"output": -1, "segment": 0}, "output -1 is not on this page"),
+        ({"segment": 0}, "output None is not on this page"),
+        ({"output": 0, "segment": 1}, "segment 1 has not been reached yet"),
+        ({"output": 0, "segment": 3}, "segment 3 is not in this document"),
+        ({"output": 0, "segment": 10**30}, "segment 1000000000000000000000000000000 is not in this document"),
+    ],
+)
+def test_a_score_for_an_output_or_segment_not_on_the_page_is_refused(client, body, message):
+    assignment, _ = contrastive_page()
+    response, _ = sent(client, "post", SCORES, assignment, {**body, "score": 5})
+    assert response.status_code == 400 and message in response.json()["error"]
+    assert not SegmentScore.objects.exists()
+    assert Assignment.objects.get(pk=assignment.pk).last_activity_at is None
+
+
+def test_a_score_for_a_segment_one_translation_lacks_is_refused(client):
+    """Reached on the page, but not in this output's document: the UPSERT finds no segment."""
+    assignment, document_ids = contrastive_page()
+    Segment.objects.filter(document_id=document_ids[1], index=1).delete()
+    Assignment.objects.filter(pk=assignment.pk).update(current_segment=1)
+    response, _ = sent(client, "post", SCORES, assignment, {"output": 1, "segment": 1, "score": 5})
+    assert response.status_code == 400 and response.json()["error"] == "segment 1 is not in this document"
+    assert not SegmentScore.objects.exists()
+    assert (
+        sent(client, "post", SCORES, assignment, {"output": 0, "segment": 1, "score": 5})[0].status_code
+        == 200
+    )
 
 
 SUBMIT = "task-api-submit"

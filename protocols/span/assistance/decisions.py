@@ -21,8 +21,12 @@ The INSERTs are `ON CONFLICT DO NOTHING` on the unique (assignment, client_id)
 of annotations and (assignment, suggestion) of decisions, so a retried
 request stores nothing twice, and the check that no other decision stands is
 the INSERT itself, which runs after the row lock and so sees a decision taken
-in another tab. Only a retry, a conflict or a refused body reads the stored
-decision (one SELECT more). The suggestion is read by the opening UPDATE,
+in another tab. The opening UPDATE also reads whether a decision stands: when
+one does (a retry, or another decision), the stored decision is read after the
+lock in place of the INSERTs (BEGIN, the UPDATE, that SELECT, COMMIT); that
+read is only a hint (its snapshot may predate the lock), so the INSERT's
+conflict still decides when it misses. A refused body reads the stored
+decision too (one SELECT more). The suggestion is read by the opening UPDATE,
 whose snapshot on PostgreSQL may predate the lock: suggestions change only
 while no worker has decided on any (sources.suggestions_replace), never
 under a worker's hands.
@@ -118,15 +122,31 @@ _TAKE_READS = (
 )  # fmt: skip
 
 
-def _suggestion_reads(suggestion_id, names):
+def _id_param(suggestion_id):
     if (
         isinstance(suggestion_id, bool)
         or not isinstance(suggestion_id, int)
         or not 0 < suggestion_id <= MAX_ID
     ):
-        suggestion_id = None  # names no suggestion: the opening reads none, and the write is refused
+        return None  # names no suggestion: the opening reads none, and the write is refused
+    return suggestion_id
+
+
+def _suggestion_reads(suggestion_id, names):
     reads = [_suggestion_shown(name) for name in names]
-    return reads, [suggestion_id, Document.Kind.MAIN.value] * len(names)
+    return reads, [_id_param(suggestion_id), Document.Kind.MAIN.value] * len(names)
+
+
+def _standing_read(suggestion_id):
+    """Read: the id of the worker's decision on the suggestion (a retry finds one). On PostgreSQL
+    the opening UPDATE's snapshot may predate its lock, so this is a hint, read again after the
+    lock: a miss falls to the INSERT's conflict, a stale hit to a read that finds none."""
+    decisions = table(SuggestionDecision)
+    return [
+        f"(SELECT t.{column(SuggestionDecision, 'id')} FROM {decisions} t"  # noqa: S608
+        f" WHERE t.{column(SuggestionDecision, 'assignment')} = {assignment_column('id')}"
+        f" AND t.{column(SuggestionDecision, 'suggestion')} = %s)"
+    ], [_id_param(suggestion_id)]
 
 
 def _taken_reads(taken):
@@ -192,14 +212,19 @@ def _same(decision, taken):
     )
 
 
+def _repeated(stored, taken):
+    """(the stored decision, False) when `taken` repeats it; else DecisionConflict."""
+    if _same(stored, taken):
+        return stored, False
+    raise DecisionConflict("this suggestion is decided already: take that decision back first")
+
+
 def _standing(assignment_id, suggestion_id, taken, refusal=None):
     """(the stored decision, False) when `taken` repeats it; else DecisionConflict when another
     stands, or `refusal` (the body's own problem) when none does."""
     stored = _stored_decision(assignment_id, suggestion_id)
-    if stored is not None and _same(stored, taken):
-        return stored, False
     if stored is not None:
-        raise DecisionConflict("this suggestion is decided already: take that decision back first")
+        return _repeated(stored, taken)
     raise refusal or DecisionConflict(
         "that client_id names an annotation stored already: give the taken span a new one"
     )
@@ -238,7 +263,12 @@ def suggestion_decide(*, token, suggestion_id, data):
     """
     taken, seconds = _checked_body(data)
     if taken is None:
-        assignment, suggestion, _ = _opened(token, suggestion_id, _REJECT_READS)
+        assignment, suggestion, (standing,) = _opened(
+            token, suggestion_id, _REJECT_READS, _standing_read(suggestion_id)
+        )
+        # A decision stands (a retry, or another decision): read after the lock, in place of the INSERT.
+        if standing is not None and (stored := _stored_decision(assignment.pk, suggestion["id"])) is not None:
+            return _repeated(stored, taken)
         decision = SuggestionDecision(
             assignment_id=assignment.pk, suggestion_id=suggestion["id"],
             action=SuggestionDecision.Action.REJECT, seconds=seconds,
@@ -246,7 +276,13 @@ def suggestion_decide(*, token, suggestion_id, data):
         if insert_unless_stored(decision, unique=("assignment", "suggestion")) is None:
             return _standing(assignment.pk, suggestion["id"], taken)
         return decision, True
-    assignment, suggestion, reads = _opened(token, suggestion_id, _TAKE_READS, _taken_reads(taken))
+    standing_read, standing_params = _standing_read(suggestion_id)
+    taken_reads, taken_params = _taken_reads(taken)
+    assignment, suggestion, (standing, *reads) = _opened(
+        token, suggestion_id, _TAKE_READS, ([*standing_read, *taken_reads], [*standing_params, *taken_params])
+    )
+    if standing is not None and (stored := _stored_decision(assignment.pk, suggestion["id"])) is not None:
+        return _repeated(stored, taken)
     try:
         annotation = checked_annotation(_opened_for_save(assignment, taken, reads), taken, taken["client_id"])
     except TaskInputError as refusal:

@@ -17,7 +17,9 @@ which may be older than the row lock it waited for; so they read only what
 does not change under a worker's hands (the study, its taxonomy, the
 document's segments and items). What the worker's own writes change (their
 answers, scores, decisions) is read by the write's next statement, which runs
-after the lock and sees every committed write.
+after the lock and sees every committed write. The one exception is a hint that
+only picks a path, checked again after the lock: whether a retried add or
+decision is stored already (protocols/span/save_statements.py).
 
 Plain SQL that PostgreSQL and SQLite (3.35 or later, for RETURNING) run alike.
 Only table and column names from the models' _meta are put into the text

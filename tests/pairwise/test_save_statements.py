@@ -18,7 +18,7 @@ def test_a_choice_sends_four_statements_and_a_new_one_replaces_the_old(client, t
         body = {"position": entry["position"], "choice": choice}
         response, statements = sent(client, "post", "task-api-pairwise-choices", assignment, body)
         assert response.json() == {"position": entry["position"], "choice": choice, "strength": None}
-        assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+        assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     stored = PairwiseChoice.objects.get()
     assert (stored.left_id, stored.right_id, stored.choice) == (entry["left"], entry["right"], "right")
     assignment.refresh_from_db()
@@ -46,7 +46,7 @@ def test_a_complete_block_is_submitted_in_four_statements(client, tmp_path):
     choose_all(client, assignment)
     response, statements = sent(client, "post", "task-api-submit", assignment)
     assert response.status_code == 200 and response.json()["status"] == "submitted"
-    assert len(statements) <= 4 and one_transaction(statements), "\n".join(statements)
+    assert len(statements) == 4 and one_transaction(statements), "\n".join(statements)
     assert Assignment.objects.get(pk=assignment.pk).completion_code == response.json()["completion"]["code"]
 
 

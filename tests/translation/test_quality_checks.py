@@ -19,6 +19,7 @@ from protocols.translation.selectors import translation_page_data
 from reports.models import Report
 from reports.study_report import study_report_data
 from studies.models import Category, Document, Segment
+from tests.annotations.statements import one_transaction, sent
 from tests.factories import AssignmentFactory, CategoryFactory, StudyFactory, WorkerFactory
 
 pytestmark = pytest.mark.django_db
@@ -159,7 +160,7 @@ def join(client, study, worker_id):
     return Assignment.objects.get(token=response["Location"].split("/")[2])
 
 
-def work_through(client, assignment, scores=None, errors=()):
+def work_through(client, assignment, scores=None, errors=(), submit=True):
     """Score (ESA, DA) and mark errors in each segment, in order, then submit."""
     count = assignment.document.segments.count()
     for index in range(count):
@@ -174,6 +175,8 @@ def work_through(client, assignment, scores=None, errors=()):
         if scores is not None:
             body = {"segment": index, "score": scores(index)}
             assert post(client, "task-api-translation-scores", assignment.token, body).status_code == 200
+    if not submit:
+        return assignment
     response = post(client, "task-api-submit", assignment.token, {})
     assert response.status_code == 200, response.content
     assignment.refresh_from_db()
@@ -272,6 +275,33 @@ def test_a_check_waits_for_its_original_and_is_judged_when_the_original_is_submi
     work_through(client, AssignmentFactory(study=study, document=original, worker=worker), lambda i: 90)
     first.refresh_from_db()
     assert first.flagged is True and first.score["passed"] is False  # judged again: not scored lower
+
+
+@pytest.mark.parametrize("protocol", ["mqm", "esa"])
+def test_an_original_submitted_after_its_check_judges_the_check_in_the_same_transaction(client, protocol):
+    """This submit writes two rows: the original's status and the check's verdict (score, flagged),
+    which is computed in Python from both assignments' errors and scores (quality_checks.scoring),
+    read after the lock. So it stays above 4 statements (docs/decisions.md): the reads of the
+    verdict and its UPDATE come on top of BEGIN, the locking SELECT, the UPDATE and COMMIT, and
+    only when the worker submitted a check of this document first (otherwise 4:
+    tests/translation/test_save_statements.py)."""
+    study = translation_study(protocol)
+    quality_checks_make(study=study, share=0.34, seed=1)  # one check
+    (copy,) = checks_of(study)
+    worker = WorkerFactory()
+    scores = None if protocol == "mqm" else (lambda index: 90)
+    check = work_through(client, AssignmentFactory(study=study, document=copy, worker=worker), scores)
+    original = study.documents.get(external_id=copy.meta["original"])
+    assignment = work_through(
+        client, AssignmentFactory(study=study, document=original, worker=worker), scores, submit=False
+    )
+    response, statements = sent(client, "post", "task-api-submit", assignment)
+    assert response.status_code == 200 and one_transaction(statements)
+    updates = [statement for statement in statements if statement.startswith("UPDATE")]
+    assert len(updates) == 2 and not [s for s in statements if s.startswith(("INSERT", "DELETE"))]
+    assert len(statements) <= 14, "\n".join(statements)  # 12 (ESA) and 14 (MQM) on 2026-11-28
+    check.refresh_from_db()
+    assert check.flagged is True and check.score["judged"] == 1
 
 
 def test_the_join_link_hands_a_check_only_to_who_did_its_original(client):

@@ -192,11 +192,7 @@ def flat_export(args):
                 )
                 rows.append((tasks, f"export ({name})", fmt, wall, cpu, peak, same))
                 print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
-    print("| tasks | step | format | wall s | CPU s | peak RSS MB | |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for tasks, step, fmt, wall, cpu, peak, same in rows:
-        print(f"| {tasks:,} | {step} | {fmt} | {wall:.1f} | {cpu:.1f} | {peak:.0f} | {same} |")
-    print(f"load average at the end: {os.getloadavg()[0]:.1f}")
+    print_measured(("tasks", "step", "format"), rows)
 
 
 def flat_imports(args):
@@ -220,10 +216,15 @@ def flat_imports(args):
                 wall, cpu, peak = run_measured_cpu(command, env, cwd=checkout, refused=refused)
                 rows.append((documents, what, name, wall, cpu, peak, " ".join(refused)))
                 print(*rows[-1], f"load {os.getloadavg()[0]:.1f}", flush=True)
-    print("| documents | import | checkout | wall s | CPU s | peak RSS MB | |")
-    print("| --- | --- | --- | --- | --- | --- | --- |")
-    for documents, what, name, wall, cpu, peak, refused in rows:
-        print(f"| {documents:,} | {what} | {name} | {wall:.1f} | {cpu:.1f} | {peak:.0f} | {refused} |")
+    print_measured(("documents", "import", "checkout"), rows)
+
+
+def print_measured(columns, rows):
+    """A Markdown table of rows (size, two labels, wall, CPU, peak RSS, remark), then the load."""
+    print(f"| {' | '.join(columns)} | wall s | CPU s | peak RSS MB | |")
+    print("| --- " * (len(columns) + 4) + "|")
+    for size, first, second, wall, cpu, peak, remark in rows:
+        print(f"| {size:,} | {first} | {second} | {wall:.1f} | {cpu:.1f} | {peak:.0f} | {remark} |")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
 
 

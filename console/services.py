@@ -1,6 +1,7 @@
 """Writes of the researcher console's new-study flow: a draft study, its documents, its taxonomy or
 scale, who annotates it, a preview as a worker, and the launch. Each is one transaction."""
 
+import io
 import tempfile
 from pathlib import Path
 
@@ -17,7 +18,9 @@ from studies.config import config_problems
 from studies.models import Category, Document, Study, Taxonomy
 
 from . import documents as document_files
+from .documents import DocumentsFile
 from .taxonomies import assign_looks, library
+from .uploads import upload_copied
 
 PREVIEW_PREFIX = "preview-"
 
@@ -60,38 +63,39 @@ def setup_done(study):
 
 
 def study_add_document_text(*, study, text="", uploads=(), file_format=""):
-    """Add documents from pasted text and/or uploaded files [(name, bytes)]; all or nothing.
+    """Add documents from pasted text and/or uploaded files (Django UploadedFiles); all or nothing.
 
-    `file_format`: the uploads are another tool's exports (console.documents.TOOL_FORMATS),
+    `file_format`: the uploads are another tool's exports (console.documents.document_formats),
     whose texts become the documents.
+
+    Each upload is copied to a temporary directory a chunk at a time and its documents written
+    to a documents.jsonl there one by one, before the bundle import reads that: memory does not
+    grow with the files (but for another tool's exports and a protocol's own formats, whose
+    readers give their documents as a list).
 
     BundleInvalid names file, line and problem; returns the number of documents and segments added.
     """
     protocol = protocols.of(study)
-    blocks = protocol.works_on == "block"
+    # A rating study hands out blocks: without one, every document is in block 1.
+    defaults = {"block": "1"} if protocol.works_on == "block" else None
     added_documents = added_segments = 0
     with transaction.atomic(), tempfile.TemporaryDirectory(prefix="console-documents-") as directory:
         if protocol.document_formats:
-            pieces = _protocol_documents(protocol, text, uploads, Path(directory))
+            pieces = _protocol_documents(protocol, text, uploads, Path(directory), defaults)
         else:
-            pieces = _documents(text, uploads, file_format, Path(directory))
+            pieces = _documents(text, uploads, file_format, Path(directory), defaults)
         if not pieces:
             raise BundleInvalid([Problem("documents", 0, "paste the texts or choose a file")])
-        for number, (name, found) in enumerate(pieces):
+        for name, found in pieces:
             if isinstance(found, Path):
                 result = study_add_documents(study=study, path=found, name=name)
             else:
-                if not found:
+                if not found.count:
                     raise BundleInvalid([Problem(name, 0, "no text in it")])
-                if blocks:  # a rating study hands out blocks: without one, every document is in block 1
-                    for _, document in found:
-                        document.setdefault("block", "1")
-                path = Path(directory) / f"documents{number}.jsonl"
-                lines = document_files.write_jsonl(found, path)
                 try:
-                    result = study_add_documents(study=study, path=path, name="documents.jsonl")
+                    result = study_add_documents(study=study, path=found.path, name="documents.jsonl")
                 except BundleInvalid as invalid:
-                    raise document_files.placed(invalid, name, lines) from None
+                    raise found.placed(invalid, name) from None
             added_documents, added_segments = (
                 added_documents + result.documents,
                 added_segments + result.segments,
@@ -100,45 +104,52 @@ def study_add_document_text(*, study, text="", uploads=(), file_format=""):
     return added_documents, added_segments
 
 
-def _documents(text, uploads, file_format, directory):
-    """[(name, [(line, document)] or the path of a file in the bundle's own format)] of pasted text,
-    .txt, .csv, .jsonl and .json files, or another tool's exports (`file_format`)."""
+def _documents(text, uploads, file_format, directory, defaults):
+    """[(name, the DocumentsFile written, or the path of a file in the bundle's own format)] of pasted
+    text, .txt, .csv, .jsonl and .json files, or another tool's exports (`file_format`). Every file
+    is read (and its documents written) before any is imported, so a file's problems come first."""
     pieces = []
+
+    def written(name, documents):
+        documents_file = DocumentsFile(directory / f"documents{len(pieces)}.jsonl")
+        pieces.append((name, documents_file.write(documents, defaults=defaults)))
+
     if text.strip():
-        pieces.append(("pasted text", document_files.documents_from_text(text, prefix="text")))
-    for name, data in uploads:
+        pasted = io.StringIO(text.replace("\r\n", "\n").replace("\r", "\n"))
+        written("pasted text", document_files.documents_from_lines(pasted, prefix="text"))
+    for upload in uploads:
+        name, suffix = upload.name, Path(upload.name).suffix.lower()
         if file_format:
-            path = directory / f"export{len(pieces)}{Path(name).suffix.lower()}"
-            path.write_bytes(data)
-            pieces.append((name, document_files.documents_from_tool(path, name, file_format)))
+            path = upload_copied(upload, directory / f"export{len(pieces)}{suffix}")
+            written(name, document_files.documents_from_tool(path, name, file_format))
             continue
-        found = document_files.uploaded_documents(name, data)
-        if found is None:  # the bundle's own format: read by the bundle import as it is
-            path = directory / (f"upload{len(pieces)}" + Path(name).suffix.lower())
-            path.write_bytes(data)
-            pieces.append((name, path))
-        else:
-            pieces.append((name, found))
+        document_files.refuse_unknown_suffix(name)
+        if suffix in document_files.BUNDLE_SUFFIXES:  # the bundle's own format: read by the bundle import
+            pieces.append((name, upload_copied(upload, directory / f"upload{len(pieces)}{suffix}")))
+            continue
+        path = upload_copied(upload, directory / f"upload{len(pieces)}{suffix}", text=True)
+        written(name, document_files.uploaded_documents(path, name))
     return pieces
 
 
-def _protocol_documents(protocol, text, uploads, directory):
-    """[(name, [(line, document)])] of uploads in the protocol's own formats (Protocol.document_formats),
+def _protocol_documents(protocol, text, uploads, directory, defaults):
+    """[(name, DocumentsFile)] of uploads in the protocol's own formats (Protocol.document_formats),
     known by their ending; its documents need more than a pasted text gives."""
     endings = " or ".join(f".{key}" for key in protocol.document_formats)
     if text.strip():
         raise BundleInvalid([Problem("pasted text", 0, f"a {protocol.label} study's documents come as a "
                                                        f"{endings} file: upload one")])  # fmt: skip
     pieces = []
-    for name, data in uploads:
+    for upload in uploads:
+        name = upload.name
         fmt = Path(name).suffix.lower().lstrip(".")
         if fmt not in protocol.document_formats:
             raise BundleInvalid(
                 [Problem(name, 0, f"give a {endings} file (a {protocol.label} study reads these)")]
             )
-        path = directory / f"upload{len(pieces)}.{fmt}"
-        path.write_bytes(data)
-        pieces.append((name, protocol.document_texts(path, name, fmt)))
+        path = upload_copied(upload, directory / f"upload{len(pieces)}.{fmt}")
+        documents = DocumentsFile(directory / f"documents{len(pieces)}.jsonl")
+        pieces.append((name, documents.write(protocol.document_texts(path, name, fmt), defaults=defaults)))
     return pieces
 
 

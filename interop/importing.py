@@ -86,10 +86,8 @@ def write_corpus_bundle(parts, directory, *, name, fmt, slug, problems, settings
     taxonomy = (categories, relations, survey.plan)
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as documents_file, \
             open(directory / "assignments.jsonl", "w", encoding="utf-8") as assignments_file:  # fmt: skip
-        seen = set()  # the documents of earlier parts, by id: a repeated id is a problem
-        for documents, annotations in parts.parts():
-            segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
-            write_documents(documents_file, documents, segmented, fmt, lines)
+        written = written_parts(parts, documents_file, name, sentences_per_segment, fmt, lines, problems)
+        for documents, annotations, segmented in written:
             kinds = stored_kinds(annotations, documents, repeats, name, notes)
             for annotation, record in _assignments(documents, annotations, segmented, taxonomy, kinds, name,
                                                    problems):  # fmt: skip
@@ -148,6 +146,17 @@ def write_documents(handle, documents, segmented, fmt, lines):
         }  # fmt: skip
         handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         lines.documents.append((document.line, document.item or f"document {document.id}"))
+
+
+def written_parts(parts, documents_file, name, sentences_per_segment, fmt, lines, problems):
+    """(documents, annotations, their segments) of each part of `parts` (corpus.Parts), once its
+    documents are cut and written to `documents_file`; a document id given in an earlier part
+    too is a problem, as within one."""
+    seen = set()
+    for documents, annotations in parts.parts():
+        segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
+        write_documents(documents_file, documents, segmented, fmt, lines)
+        yield documents, annotations, segmented
 
 
 def segment_documents(documents, name, sentences_per_segment, problems, *, seen=None):

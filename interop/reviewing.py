@@ -21,9 +21,8 @@ from .importing import (
     STUDY_FIELDS,
     BundleLines,
     annotations_to_write,
-    segment_documents,  # cut as a span study's are, checked alike
-    write_documents,
     write_study,
+    written_parts,  # cut as a span study's are, checked alike
 )
 from .repeats import repeated
 from .segmenting import SpanOutside
@@ -80,10 +79,8 @@ def write_review_bundle(parts, directory, *, name, fmt, slug, problems, notes, s
     left_out = _LeftOut()
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as documents_file, \
             open(directory / "review_items.jsonl", "w", encoding="utf-8") as items_file:  # fmt: skip
-        seen = set()  # the documents of earlier parts, by id: a repeated id is a problem
-        for documents, annotations in parts.parts():
-            segmented = segment_documents(documents, name, sentences_per_segment, problems, seen=seen)
-            write_documents(documents_file, documents, segmented, fmt, lines)
+        written = written_parts(parts, documents_file, name, sentences_per_segment, fmt, lines, problems)
+        for documents, annotations, segmented in written:
             evaluated = left_out.add(documents, annotations, name)
             for annotation, where, region, record in _items(documents, evaluated, segmented, name, problems):
                 items_file.write(json.dumps(record, ensure_ascii=False) + "\n")

@@ -42,6 +42,9 @@ class Cells:
     open_places: int = 0
     by_system: dict = field(default_factory=dict)  # {system: {item: score}} of the scored cells
     judged_together: bool = False  # Protocol.allocation_judged_together: items are inputs in a block
+    # The share of each scored cell's planned ratings (annotators per document or block) submitted:
+    # a cell has a score from its first rating, and its mean moves until its last (pair_sums).
+    done: np.ndarray | None = None
 
     @property
     def bought(self):
@@ -98,13 +101,17 @@ def study_cells(study):
         .annotate(n=Count("pk"))
     )
     ratings = open_places = 0
+    submitted = np.zeros(shape)
     for document_id, block, status, n in counts:
+        # A place on a block holds every output of the block.
+        cells = [cell_of[document_id]] if document_id in cell_of else in_block.get(block, ())
         if status == Assignment.Status.SUBMITTED:
             ratings += n
+            for cell in cells:
+                submitted[cell] += n
         else:
             open_places += n
-            # A place on a block holds every output of the block.
-            for cell in [cell_of[document_id]] if document_id in cell_of else in_block.get(block, ()):
+            for cell in cells:
                 held[cell] = True
     by_system = {}
     for document_id, score in protocols.of(study).allocation_scores(study).items():
@@ -113,15 +120,30 @@ def study_cells(study):
             scored[r, c], scores[r, c] = True, score
             by_system.setdefault(systems[c], {})[items[r]] = score
     held &= ~scored
+    # A scored cell counts at least one rating (its score may come from a rating whose assignment
+    # is not counted above, e.g. one imported).
+    per_cell = max(study.annotators_per_document, 1)
+    done = np.where(scored, np.clip(submitted / per_cell, 1 / per_cell, 1.0), 0.0)
     return Cells(
-        systems, items, cell_of, planned, scored, held, scores, ratings, open_places, by_system, together
+        systems,
+        items,
+        cell_of,
+        planned,
+        scored,
+        held,
+        scores,
+        ratings,
+        open_places,
+        by_system,
+        together,
+        done,
     )
 
 
 def cells_sums(cells):
     """The grid's pair sums (reports.metrics.allocation.pair_sums) as JSON for AllocationRecord.sums,
     with the systems and the number of ratings they were computed from."""
-    sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned)
+    sums = pair_sums(np.where(cells.scored, cells.scores, 0.0), cells.scored, cells.planned, cells.done)
     return {
         "systems": cells.systems, "ratings": cells.ratings, "judged_together": cells.judged_together,
         **{k: v.tolist() for k, v in sums.items()},

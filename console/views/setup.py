@@ -71,10 +71,9 @@ def documents(request, study_id):
     form = DocumentsForm(request.POST or None, request.FILES or None, protocol=protocols.of(study))
     problems = []
     if request.method == "POST" and form.is_valid():
-        uploads = [(file.name, file.read()) for file in form.cleaned_data["files"]]
-        try:
+        try:  # the uploads as Django has them (on disk past FILE_UPLOAD_MAX_MEMORY_SIZE): never read whole
             added, segments = services.study_add_document_text(
-                study=study, text=form.cleaned_data.get("text", ""), uploads=uploads,
+                study=study, text=form.cleaned_data.get("text", ""), uploads=form.cleaned_data["files"],
                 file_format=form.cleaned_data.get("file_format", ""),
             )  # fmt: skip
         except BundleInvalid as invalid:

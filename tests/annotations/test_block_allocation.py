@@ -114,6 +114,24 @@ def test_the_study_stops_by_itself_once_every_pair_is_settled(tmp_path, protocol
     assert allocation_status(study)["ratings"] == rated
 
 
+def test_a_study_planning_two_workers_a_block_is_not_settled_when_each_block_has_one(tmp_path):
+    """Every block has a score from its first worker, but the study plans two: the second ratings
+    still move the close pair's means, so the study stays open and the next block compares them."""
+    study = import_block_study(
+        tmp_path, "likert", documents=pair_documents(12), per_block=2,
+        allocation={"policy": "uncertain", "stop_when": ["settled"]},
+    ).study  # fmt: skip
+    warm_up(study, 12)  # each of the 24 blocks rated once
+
+    study.refresh_from_db()
+    assert study.status == Study.Status.OPEN
+    status = allocation_status(study)
+    assert (status["ratings"], status["planned"]) == (24, 48)
+    assert status["most_doubtful"][:2] == ("sysC", "sysD")
+    assert status["pairs_settled"] == status["pairs"] - 1
+    assert systems_of(join(study, "w0")) == {"sysC", "sysD"}
+
+
 def test_the_study_stops_at_its_budget_of_blocks_and_never_gives_a_place_over_it(tmp_path):
     study = import_block_study(
         tmp_path, "likert", documents=pair_documents(6),

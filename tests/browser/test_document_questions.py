@@ -6,6 +6,7 @@ from playwright.sync_api import expect
 
 from annotations.models import Assignment
 from protocols.span.models import DocumentAnswer, ErrorAnnotation
+from tests.browser.reloads import reload_when_sent
 from tests.browser.task_page import TEXTS, make_task, open_task, select_words
 from tests.span_questions.questions import questions
 
@@ -89,7 +90,7 @@ def test_answers_by_mouse_survive_a_reload_and_are_submitted(page, live_server):
     wait_answers_saved(page)
     assert stored(assignment) == ANSWERED
 
-    page.reload()
+    reload_when_sent(page)
     expect(page.locator(PANEL)).to_be_visible()
     expect_answers_shown(page)
     expect(page.locator(STATUS)).to_have_text("Your answers are saved.")
@@ -106,7 +107,7 @@ def test_answers_by_mouse_survive_a_reload_and_are_submitted(page, live_server):
         expect_answers_shown(page)
         expect(page.locator(f"{PANEL} input:enabled")).to_have_count(0)
         expect(page.locator("#document-notes-text")).not_to_be_editable()
-        page.reload()
+        reload_when_sent(page)
     assert stored(assignment) == ANSWERED
 
 

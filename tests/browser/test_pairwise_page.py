@@ -2,10 +2,12 @@
 
 import pytest
 from django.urls import reverse
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from annotations.models import Assignment
 from protocols.pairwise.models import PairwiseChoice
+from tests.browser.reloads import QUEUE_HOLDS_WORK, reload_when_sent
 from tests.pairwise.bundles import QUESTION, import_pairwise, pair_assignment, pairwise_documents, shown_pairs
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -183,7 +185,7 @@ def test_a_reload_mid_way_shows_the_saved_choices_and_opens_the_first_pair_left(
         page.click("#choose-tie")
     expect(page.locator("#progress")).to_have_text("2 of 6 pairs chosen")
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#unit-heading:not(:empty)")
     expect(page.locator("#progress")).to_have_text("2 of 6 pairs chosen")
     expect(page.locator(".unit-button.complete")).to_have_count(2)
@@ -197,6 +199,31 @@ def test_a_reload_mid_way_shows_the_saved_choices_and_opens_the_first_pair_left(
     expect(strength_radio(page, 1)).to_be_disabled()
     expect(page.locator("#submit")).to_be_disabled()
     assert len(stored(assignment)) == 2
+
+
+def test_a_reload_while_a_choice_is_on_its_way_is_held_until_the_worker_agrees(page, live_server, tmp_path):
+    """The page asks before leaving unsaved work: the tests' pages say no to every dialog, so the
+    reload does not happen. Once the save is answered, a reload shows the choice."""
+    assignment = assignment_for(tmp_path)
+    open_page(page, live_server, assignment)
+    held = []
+    # The save waits here until the test lets it go.
+    page.route("**/choices/", lambda route: held.append(route))
+    page.click("#choose-tie")
+    page.wait_for_function(QUEUE_HOLDS_WORK)  # queued, not answered
+    with pytest.raises(PlaywrightTimeout):
+        page.reload(timeout=3_000)
+    assert page.dialogs == [""]  # the browser's own "leave site?" prompt, refused
+    assert stored(assignment) == {}
+
+    while not held:  # the route handler runs while Playwright waits
+        page.wait_for_timeout(50)
+    held[0].continue_()
+    page.unroute("**/choices/")
+    reload_when_sent(page)
+    page.wait_for_selector("#unit-heading:not(:empty)")
+    expect(page.locator("#progress")).to_have_text("1 of 3 pairs chosen")
+    assert [answer[2] for answer in stored(assignment).values()] == ["tie"]
 
 
 def test_without_ties_there_is_no_tie_button_and_no_tie_key(page, live_server, tmp_path):

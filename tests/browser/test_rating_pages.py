@@ -19,6 +19,7 @@ from tests.browser.rating_pages import (
     rate_url,
     rating_assignment,
 )
+from tests.browser.reloads import reload_when_sent
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -134,7 +135,7 @@ def test_likert_by_mouse_saves_reloads_and_submits(page, live_server, tmp_path):
     assert stored_ratings(assignment) == clicks
     page.screenshot(path="/tmp/likert.png", full_page=True)
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#unit-heading:not(:empty)")
     expect(page.locator("#progress")).to_have_text("3 of 3 rated")
     expect(page.locator(".unit-button.complete")).to_have_count(3)

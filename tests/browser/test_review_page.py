@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotations.models import Assignment
+from tests.browser.reloads import reload_when_sent
 from tests.browser.review_page import (
     card,
     comment,
@@ -154,7 +155,7 @@ def test_answering_every_item_by_mouse_saves_reloads_and_submits(page, live_serv
     wait_until_saved(page)
     assert stored_answers(assignment) == {item.pk: answers for item, answers in choices.items()}
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector(".item-card")
     expect(page.locator("#progress")).to_have_text("5 of 5 items answered")
     expect(option(page, young_again, "span", "Error")).to_be_checked()

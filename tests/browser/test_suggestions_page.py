@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from annotations.models import Assignment
 from protocols.span.assistance.sources import SuggestedSpan, suggestions_replace
 from protocols.span.models import ErrorAnnotation, SuggestionDecision
+from tests.browser.reloads import reload_when_sent, wait_until_sent
 from tests.browser.task_page import make_task, open_task, select_words
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -71,9 +72,7 @@ def eventually(page, condition):
 
 def wait_saved(page, assignment, count):
     page.wait_for_function("() => !document.querySelector('.row-saving')")
-    # The page has its answers too: its save queue (kept in localStorage) is empty. A reload before
-    # that would be held by the "unsaved work" prompt, which the test's page dismisses.
-    page.wait_for_function("() => !Object.keys(localStorage).some((k) => k.startsWith('falte-task-queue:'))")
+    wait_until_sent(page)  # the page has its answers too
     saved = eventually(
         page, lambda: SuggestionDecision.objects.filter(assignment=assignment).count() == count
     )
@@ -163,7 +162,7 @@ def test_decisions_survive_a_reload_and_going_offline(page, live_server):
     page.context.set_offline(False)
     wait_saved(page, assignment, 2)
     assert decisions(assignment)["Ben"][0] == "reject"
-    page.reload()  # the server's decisions come back with the page
+    reload_when_sent(page)  # the server's decisions come back with the page
     page.wait_for_selector(".suggestion-row")
     assert "Accepted" in row(page, "Anna").text_content()
     assert "Rejected" in row(page, "Ben").text_content()

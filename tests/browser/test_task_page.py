@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from annotations.models import Assignment
 from protocols.span.models import ErrorAnnotation
+from tests.browser.reloads import reload_when_sent
 from tests.browser.task_page import (
     TEXTS,
     default_categories,
@@ -142,7 +143,7 @@ def test_reload_resumes_at_the_same_segment_with_every_annotation(page, live_ser
     go_next(page, "Segment 2 of 3")
     wait_saved(page, 2)
 
-    page.reload()
+    reload_when_sent(page)
     expect(page.locator("#segment-counter")).to_have_text("Segment 2 of 3")
     expect(rows(page)).to_have_count(2)
     expect(page.locator("#annotation-list")).to_contain_text("Jerry")
@@ -176,7 +177,7 @@ def test_submit_through_the_dialog_shows_the_code_and_locks_the_page(page, live_
     expect(page.locator("#segment-nav")).to_be_hidden()
 
     # Selecting text no longer starts an annotation, also after a reload.
-    page.reload()
+    reload_when_sent(page)
     expect(page.locator("#completion-code")).to_have_text(assignment.completion_code)
     select_words(page, 2, TEXTS[2], "mill")
     expect(page.locator(".piece.hl-pending")).to_have_count(0)

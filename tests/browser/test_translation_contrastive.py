@@ -14,6 +14,7 @@ from annotations.services.joining import assignment_join
 from protocols.translation.models import SegmentScore, TranslationError
 from studies.models import Document
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.reloads import reload_when_sent
 from tests.browser.translation_page import open_page, row, select_words, text_cell
 from tests.translation.studies import SOURCES, TARGETS, make_translation_study
 
@@ -173,7 +174,7 @@ def test_a_contrastive_esa_page_marks_and_scores_each_translation_resumes_and_su
     assert stored_scores(assignment) == expected
     assert stored_errors(assignment) == [(systems[1], 0, "target", start, end, word, None, "Major")]
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     expect(progress(page)).to_have_text("Segment 3 of 3 · 2 of 3 scored")
     expect(output_cell(page, 0, 1).locator(".piece.hl.sev-major")).to_have_text(word)
@@ -282,7 +283,7 @@ def test_a_contrastive_mqm_page_puts_each_error_on_its_translation(page, live_se
     ])  # fmt: skip
     assert stored_errors(assignment) == expected
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     expect(output_cell(page, 0, 0).locator(".piece.hl.sev-major")).to_have_text(first_words[1])
     expect(output_cell(page, 0, 2).locator(".missing-chip")).to_have_count(1)

@@ -10,6 +10,7 @@ from annotations.models import Assignment
 from annotations.services.task import assignment_submit
 from protocols.translation.models import SegmentScore, TranslationError
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.reloads import reload_when_sent
 from tests.browser.test_csp_pages import RECORD_VIOLATIONS
 from tests.browser.translation_page import (
     category,
@@ -154,7 +155,7 @@ def test_an_mqm_document_marked_by_mouse_and_keys_is_restored_after_a_reload_and
     ]
     assert sorted(stored_errors(assignment)) == expected
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     expect(progress(page)).to_have_text("Segment 3 of 3")
     expect(row(page, 2)).to_have_class("seg-row current")
@@ -385,7 +386,7 @@ def test_an_sqm_document_scored_with_digit_keys_and_resumed(page, live_server):
         page.keyboard.press("6")
     expect(row(page, 0).locator(".seg-status")).to_have_text("score 4")
 
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     expect(progress(page)).to_have_text("Segment 2 of 3 · 2 of 3 scored")
     expect(page.locator("#score-range")).to_have_value("6")
@@ -460,7 +461,7 @@ def test_offsets_are_code_points_in_an_arabic_translation_of_a_chinese_source(pa
     for segment_start, segment_end, text in [(10, 17, "بالعالم"), (4, 9, "مرحبا")]:
         assert list(ARABIC)[segment_start:segment_end] == list(text)
     # Drawn over the right words after a reload, too.
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     expect(target.locator(".piece.hl")).to_have_text(["مرحبا", "بالعالم"])
     expect(source.locator(".piece.hl")).to_have_text(["我爱", "世界"])

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from protocols.translation.assistance.sources import Suggestion, suggested_errors_replace
 from protocols.translation.models import TranslationError
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.reloads import reload_when_sent
 from tests.browser.translation_page import error_rows, open_page, row, wait_saved
 from tests.factories import AssignmentFactory
 from tests.translation.studies import make_translation_study
@@ -52,7 +53,7 @@ def test_the_suggestion_arms_page_starts_with_the_judges_errors_and_removes_them
     assert list(TranslationError.objects.filter(assignment=assignment).values_list("text", flat=True)) == [
         "raining"
     ]
-    page.reload()
+    reload_when_sent(page)
     page.wait_for_selector("#translation-layout:not(.awaiting-script)")
     expect(error_rows(page, 0)).to_have_count(0)  # given once: a removed suggestion stays removed
 

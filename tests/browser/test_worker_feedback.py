@@ -16,6 +16,7 @@ from protocols.review.models import ReviewAnswer, ReviewItem
 from protocols.review.questions import study_questions
 from protocols.span.models import ErrorAnnotation
 from tests.browser.rating_pages import open_rating_page, rating_assignment
+from tests.browser.reloads import reload_when_sent
 from tests.browser.review_page import open_review_page, review_assignment
 from tests.browser.task_page import make_task, open_task
 from tests.pairwise.bundles import import_pairwise, pair_assignment, pairwise_documents
@@ -63,7 +64,7 @@ def type_reload_and_submit(page, assignment, *, reopen, unchanged):
     assert stored_feedback(assignment) == typed
     assert unchanged() == before
 
-    page.reload()
+    reload_when_sent(page)
     reopen()
     expect(box(page)).to_have_value(typed)
     expect(page.locator("b")).to_have_count(0)  # shown as text, never as markup
@@ -83,7 +84,7 @@ def type_reload_and_submit(page, assignment, *, reopen, unchanged):
 
     # Read-only from now on, also after a reload.
     expect(box(page)).not_to_be_editable()
-    page.reload()
+    reload_when_sent(page)
     expect(page.locator("#completion-code")).to_be_visible()
     expect(box(page)).to_have_value(typed + SECOND)
     expect(box(page)).not_to_be_editable()

@@ -8,9 +8,11 @@ from reports.metrics.allocation import (
     Checkpoint,
     _cells,
     budget_needed,
+    doubt_from_sums,
     next_pair,
     order_doubt,
     pair_spending,
+    pair_sums,
     replay,
     uncertain_order,
     uniform_order,
@@ -77,6 +79,21 @@ def test_the_doubt_is_the_normal_tail_of_the_paired_gap_with_the_finite_populati
     bought[:4] = True
     doubt = order_doubt(scores, bought, planned)
     assert doubt[0, 1] == doubt[1, 0] == pytest.approx(stats.norm.cdf(-2 / np.sqrt(1 / 12)))
+
+
+def test_a_pair_with_every_item_rated_once_of_the_three_planned_keeps_its_doubt():
+    # The same four items as above, all scored, each cell by one of its three planned ratings: the
+    # plan's part done on an item is 1/3 x 1/3, so the correction is 1 - (4/9) / 4, not 1 - 4/4.
+    a, b = np.array([3.0, 4.0, 5.0, 4.0]), np.array([2.0, 2.0, 2.0, 2.0])
+    scores = np.column_stack([a, b])
+    every = np.ones(scores.shape, dtype=bool)
+    once = pair_sums(scores, every, every, done=np.full(scores.shape, 1 / 3))
+    spread = 2 / 3 / 4 * (1 - 1 / 9)
+    assert doubt_from_sums(once)[0, 1] == pytest.approx(stats.norm.cdf(-2 / np.sqrt(spread)))
+    assert doubt_from_sums(pair_sums(scores, every, every, done=np.ones(scores.shape)))[0, 1] == 0.0
+    # Sums stored before shares were kept count every cell as whole.
+    stored = {key: value for key, value in once.items() if key not in ("shared_done", "count_done")}
+    assert doubt_from_sums(stored)[0, 1] == 0.0
 
 
 def test_systems_without_shared_items_are_compared_by_their_own_means():

@@ -96,6 +96,18 @@ def test_a_pair_with_all_its_items_has_no_doubt_left():
     assert doubt[0, 1] == 0.0
 
 
+def test_a_pair_with_all_its_items_rated_once_of_two_planned_keeps_its_decision_in_doubt():
+    # The same pair, each cell scored by one of its two planned ratings: the second ones may still
+    # take it under the threshold.
+    noise = np.random.default_rng(0).normal(0, 1, 100)
+    differences = (noise - noise.mean()) / noise.std(ddof=1) + 0.22
+    scores = np.column_stack([differences, np.zeros(100)])
+    every = np.ones(scores.shape, dtype=bool)
+    doubt, at_end, now = decision_doubt(pair_sums(scores, every, every, done=np.full(scores.shape, 0.5)))
+    assert not now[0, 1] and 0.5 < at_end[0, 1] < 1.0
+    assert doubt[0, 1] == at_end[0, 1]
+
+
 def test_the_oracle_plans_grow_one_step_at_a_time_and_favour_the_boundary(study, full_ranking):
     systems, _items, scores = _cells(study)
     plans = oracle_plans(scores, full_ranking, systems)

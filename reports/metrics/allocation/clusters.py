@@ -31,7 +31,7 @@ uniform order.
 import numpy as np
 from scipy import stats
 
-from .doubt import SETTLED, _variance, doubt_from_sums, most_doubtful_pair, pair_sums
+from .doubt import SETTLED, _variance, done_sums, doubt_from_sums, most_doubtful_pair, pair_sums
 from .policies import pair_by_pair_order
 
 # A pair counts as significant now only with this many standard errors to spare: the ranking's
@@ -62,21 +62,22 @@ def decision_doubt(sums, *, alpha=0.05):
     shared, difference, squares, shared_planned = (
         np.asarray(sums[key], dtype=float) for key in ("shared", "difference", "squares", "shared_planned")
     )
+    shared_done, _count_done = done_sums(sums)
     with np.errstate(invalid="ignore", divide="ignore"):
         gap = np.abs(difference / shared)
         spread = np.sqrt(_variance(shared, difference, squares))
         clear = significance_threshold(spread, shared, alpha) + MARGIN * spread / np.sqrt(shared)
         now = (gap > clear) & (shared >= 2 * fewest_items(alpha))
         threshold = significance_threshold(spread, shared_planned, alpha)
-        left = spread * np.sqrt(np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1) / shared)
+        left = spread * np.sqrt(np.clip(1 - shared_done / np.maximum(shared_planned, 1), 0, 1) / shared)
         at_end = np.where(
             left > 1e-12,
             stats.norm.sf((threshold - gap) / left) + stats.norm.cdf((-threshold - gap) / left),
             (gap > threshold).astype(float),
         )
     at_end = np.where(shared > 1, np.nan_to_num(at_end, nan=0.0), 0.0)
-    # All its planned items: the decision is the plan's (the margin no longer applies).
-    doubt = np.where((shared > 1) & (shared < shared_planned), np.where(now, 1 - at_end, at_end), 0.0)
+    # All its planned ratings: the decision is the plan's (the margin no longer applies).
+    doubt = np.where((shared > 1) & (shared_done < shared_planned), np.where(now, 1 - at_end, at_end), 0.0)
     np.fill_diagonal(doubt, 0.0)
     np.fill_diagonal(at_end, 0.0)
     return doubt, at_end, np.where(shared > 1, now, False)

@@ -19,14 +19,21 @@ SUM_KEYS = ("shared", "difference", "squares", "shared_planned", "count", "total
             "planned_count")  # fmt: skip
 
 
-def pair_sums(scores, bought, planned):
+def pair_sums(scores, bought, planned, done=None):
     """The sums `order_doubt` needs, as arrays: per pair of system columns, the items both were
     rated on (`shared`), the sum of the differences over them (`difference`, [a, b]: x_a - x_b)
     and of their squares (`squares`), the items both are planned on (`shared_planned`); per
     system, the items rated (`count`), the sum and sum of squares of their scores, the items
     planned. A few systems-by-systems matrices, whatever the number of items: a live study
-    keeps them between ratings instead of its grid."""
+    keeps them between ratings instead of its grid.
+
+    `done` (a float matrix, 0 to 1; default `bought`): the share of each cell's planned ratings
+    given so far. A live study plans K ratings of each output (annotators per document or
+    block) and a cell has a score from its first one, so the plan is done on a pair's item only
+    when both cells have all K: `shared_done` sums the product of the two shares over items,
+    `count_done` a system's shares (both as `shared` and `count` when every cell is whole)."""
     b, p = bought.astype(float), planned.astype(float)
+    w = b if done is None else np.where(bought, done, 0.0)
     x = np.where(bought, scores, 0.0)
     return {
         "shared": b.T @ b,
@@ -37,7 +44,18 @@ def pair_sums(scores, bought, planned):
         "total": x.sum(0),
         "total_squares": (x * x).sum(0),
         "planned_count": p.sum(0),
+        "shared_done": w.T @ w,
+        "count_done": w.sum(0),
     }
+
+
+def done_sums(sums):
+    """(shared_done, count_done) of `pair_sums`, as `shared` and `count` for sums stored before
+    these were kept (every cell then counted as whole)."""
+    return tuple(
+        np.asarray(sums.get(key, sums[fallback]), dtype=float)
+        for key, fallback in (("shared_done", "shared"), ("count_done", "count"))
+    )
 
 
 def order_doubt(scores, bought, planned):
@@ -57,13 +75,16 @@ def doubt_from_sums(sums):
     shared, difference, squares, shared_planned, count, total, total_squares, planned_count = (
         np.asarray(sums[key], dtype=float) for key in SUM_KEYS
     )
+    shared_done, count_done = done_sums(sums)
     with np.errstate(invalid="ignore", divide="ignore"):
         paired_gap = np.abs(difference / shared)
         paired_spread = _variance(shared, difference, squares) / shared
-        paired_spread *= np.clip(1 - shared / np.maximum(shared_planned, 1), 0, 1)
+        # Finite population: what is left of the plan is its items not rated yet and the ratings
+        # still to come on those rated (done_sums).
+        paired_spread *= np.clip(1 - shared_done / np.maximum(shared_planned, 1), 0, 1)
         # By the systems' own means, for pairs with (almost) no items in common.
         mean = total / count
-        own = _variance(count, total, total_squares) / count * np.clip(1 - count / planned_count, 0, 1)
+        own = _variance(count, total, total_squares) / count * np.clip(1 - count_done / planned_count, 0, 1)
         gap = np.where(shared > 1, paired_gap, np.abs(mean[:, None] - mean[None, :]))
         spread = np.where(shared > 1, paired_spread, own[:, None] + own[None, :])
         doubt = np.where(spread > 1e-12, stats.norm.cdf(-gap / np.sqrt(spread)), 0.0)

@@ -9,7 +9,6 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile, TemporaryUploadedFile
 from django.core.files.uploadhandler import FileUploadHandler, TemporaryFileUploadHandler
-from django.test import Client
 from django.urls import reverse
 
 from studies.models import Study
@@ -36,13 +35,6 @@ def big_txt(documents=DOCUMENTS):
         starts.append(len(lines) + 1)
         lines += [PARAGRAPH, "", PARAGRAPH, "---"]
     return "\n".join(lines[:-1]) + "\n", starts
-
-
-@pytest.fixture
-def client(researcher):
-    client = Client()
-    client.force_login(researcher)
-    return client
 
 
 def new_study(client, title):

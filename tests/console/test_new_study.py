@@ -22,13 +22,6 @@ Marguerite sold the orchard. After the incident at the customs house, nobody spo
 Years later the harbour was quiet."""
 
 
-@pytest.fixture
-def client(researcher):
-    client = Client()
-    client.force_login(researcher)
-    return client
-
-
 def test_a_span_study_from_nothing_to_task_links_in_six_page_steps(client, researcher):
     steps = 0
     response = client.post(reverse("console:new"), {"title": "Coherence pilot", "protocol": "span"})

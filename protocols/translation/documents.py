@@ -15,6 +15,10 @@ JSON Lines: a document a line, {"doc_id", "system", "segments": [{"source", "tar
 "reference"}], "source_lang", "target_lang"}; reference and the languages are optional.
 
 Every problem names the file, the line and what is wrong, and nothing is added.
+
+The file is read from its copy on disk a row (a line) at a time onto a TranslationShelf (a private
+SQLite database in a temporary file), which groups a document's segments wherever its rows are;
+the documents are given one by one, once every row and every document's sources are checked.
 """
 
 import csv

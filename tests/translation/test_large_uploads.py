@@ -130,7 +130,8 @@ def _alive():
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
 def test_the_step_holds_one_translation_at_a_time_not_the_file(client, monkeypatch, fmt):
-    """While the 1,000th document is written to documents.jsonl, count the documents alive."""
+    """While the 1,000th document is written to documents.jsonl, count the documents alive (beyond
+    those that earlier tests left alive)."""
     study = new_study(client, "esa", f"One at a time {fmt}")
     held, dumps = [], json.dumps
 
@@ -151,8 +152,10 @@ def test_the_step_holds_one_translation_at_a_time_not_the_file(client, monkeypat
                    "segments": [{"source": r["source"], "target": r["target"]} for r in rows[at : at + SEGMENTS]]}) + "\n"
             for at in range(0, len(rows), SEGMENTS)
         )  # fmt: skip
+    records_before, translations_before = _alive()
     monkeypatch.setattr(json, "dumps", counting_dumps)
     assert upload(client, study, f"segments.{fmt}", content).status_code == 302
+    held = [(records - records_before, translations - translations_before) for records, translations in held]
     assert held == [(1, 1)], f"(records, Translations) held while writing the 1,000th: {held}"
 
 

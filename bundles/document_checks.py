@@ -14,7 +14,7 @@ DEFAULT_SENTENCES_PER_SEGMENT = 3
 
 
 def check_documents(
-    records, problems, *, existing_ids=(), sentences_per_segment=None, keep_texts=True, texts=None
+    records, problems, *, existing_ids=(), sentences_per_segment=None, keep_texts=True, texts=None, each=None
 ):
     """Check every document record.
 
@@ -24,6 +24,8 @@ def check_documents(
     `keep_texts=False` the specs keep their digest, not their segments (see
     `documents_again`): memory then does not grow with the texts. With `texts` (a SegmentTexts,
     bundles/texts.py) each good document's segments are stored there, on disk, and not kept.
+    `each` (a protocol's bundle_document_check) is called with each good spec before its texts
+    are let go; with `keep_texts=False` its meta is let go too (the write reads the file again).
     """
     documents, broken, first_line, file = [], set(), {}, ""
     existing_ids = set(existing_ids)
@@ -49,8 +51,12 @@ def check_documents(
         spec.digest = texts_digest(spec.segments)
         if texts is not None:
             texts.add(external_id, spec.segments)
+        if each is not None:
+            each(spec)
         if not keep_texts or texts is not None:
             spec.segments = spec.sentences = None
+            if each is not None and not keep_texts:
+                spec.meta = None
         documents.append(spec)
     _warn_identical_outputs(documents, first_line, problems, file)
     return documents, broken

@@ -130,11 +130,17 @@ def import_documents(study, path, name):
     records = document_records(path, name, problems)
     existing = set(study.documents.values_list("external_id", flat=True))
     per_segment = study.config.get("sentences_per_segment")
-    keep_texts = protocols.of(study).bundle_needs_texts(None)
-    documents, broken = check_documents(
-        records, problems, existing_ids=existing, sentences_per_segment=per_segment, keep_texts=keep_texts
-    )
-    protocols.of(study).bundle_check_documents(documents, problems, name)
+    protocol = protocols.of(study)
+    keep_texts = protocol.bundle_needs_texts(None)
+    # The protocol's problems of the documents come after the core's, as when it checked the list.
+    protocol_problems = Problems()
+    each = protocol.bundle_document_check(protocol_problems, name)
+    documents, broken = check_documents(records, problems, existing_ids=existing, sentences_per_segment=per_segment,
+                                        keep_texts=keep_texts, each=each)  # fmt: skip
+    if each is None:
+        protocol.bundle_check_documents(documents, problems, name)
+    problems.items += protocol_problems.items
+    problems.warnings += protocol_problems.warnings
     if not documents and not broken and not problems:
         problems.add(name, 0, "no documents in the file")
     problems.raise_if_any()

@@ -138,6 +138,15 @@ class Protocol:
             return set()
         return self.bundle.check_documents(documents, problems, file, self.key)
 
+    def bundle_document_check(self, problems, file):
+        """bundle_check_documents one DocumentSpec at a time, for documents added to a study: a
+        callable given each good spec while it still has its texts and meta (True when the spec is
+        good), or None when the bundle module has no `document_check`. The import then keeps
+        neither, and its memory does not grow with them."""
+        if self.bundle is None or not hasattr(self.bundle, "document_check"):
+            return None
+        return self.bundle.document_check(problems, file, self.key)
+
     def bundle_needs_texts(self, directory):
         """Whether the checks after the documents' own (bundle_check_documents, bundle_check) read
         their segment texts; `directory` is the bundle's, None when documents are added to a study.

@@ -25,7 +25,7 @@ from bundles.reading import read_jsonl
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
-from .bundle_checks import check_assignments, check_document_meta
+from .bundle_checks import DocumentMetaCheck, check_assignments, check_document_meta
 from .bundle_errors import Rules
 from .bundle_suggestions import (
     check_suggestions,
@@ -41,6 +41,17 @@ from .models import SegmentScore, TranslationError
 
 def check_documents(documents, problems, file, protocol):
     return check_document_meta(documents, problems, file, protocol)
+
+
+def document_check(problems, file, protocol):
+    """check_documents of one DocumentSpec at a time, for documents added to a study."""
+    return DocumentMetaCheck(problems, file, protocol)
+
+
+def needs_texts(directory):
+    """A whole bundle's assignments are checked against the documents' segments; documents added to
+    a study are checked one at a time (document_check) and need nothing kept."""
+    return directory is not None
 
 
 def check_work(directory, spec, documents, broken, locate, problems):

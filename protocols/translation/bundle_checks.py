@@ -41,8 +41,20 @@ def check_document_meta(documents, problems, file, protocol):
     """meta.sources and meta.references give one text per segment, and a contrastive study's block
     is one source document; returns the ids refused. A document without sources is let in with a
     warning: its workers see no source."""
-    refused, input_of_block = set(), {}
-    for spec in documents:
+    check = DocumentMetaCheck(problems, file, protocol)
+    return {spec.external_id for spec in documents if not check(spec)}
+
+
+class DocumentMetaCheck:
+    """check_document_meta of one document at a time (called with its DocumentSpec, True when it is
+    good), so that documents added to a study need not be held with their meta to be checked."""
+
+    def __init__(self, problems, file, protocol):
+        self.problems, self.file, self.protocol = problems, file, protocol
+        self._input_of_block = {}
+
+    def __call__(self, spec):
+        problems, file = self.problems, self.file
         meta = spec.meta if isinstance(spec.meta, dict) else {}
         where = f"document '{spec.external_id}'"
         ok = True
@@ -61,13 +73,11 @@ def check_document_meta(documents, problems, file, protocol):
             if key in meta and not isinstance(meta[key], str):
                 problems.add(file, spec.line, f'{where}: meta.{key} must be text, e.g. "de"')
                 ok = False
-        if is_contrastive(protocol) and spec.kind == "main":
-            ok = _one_source_a_block(spec, where, input_of_block, problems, file) and ok
+        if is_contrastive(self.protocol) and spec.kind == "main":
+            ok = _one_source_a_block(spec, where, self._input_of_block, problems, file) and ok
         if ok and SOURCES not in meta and spec.kind == "main":
             problems.warn(file, spec.line, f"{where} has no meta.sources: its workers see no source text")
-        if not ok:
-            refused.add(spec.external_id)
-    return refused
+        return ok
 
 
 def _one_source_a_block(spec, where, input_of_block, problems, file):

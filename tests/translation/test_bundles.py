@@ -158,6 +158,24 @@ def test_documents_added_to_a_study_are_checked_the_same_way(tmp_path):
     assert study.documents.count() == 2
 
 
+def test_documents_added_to_a_study_name_the_protocols_problems_after_the_bundles_own(tmp_path):
+    """Checked one at a time (their meta not kept), the meta problems still come after the others."""
+    study = study_import_bundle(
+        directory=write_translation_bundle(tmp_path / "in", "mqm", assignments=[])
+    ).study
+    path = tmp_path / "more.jsonl"
+    path.write_text(
+        json.dumps({"id": "news-3#sysA", "segments": ["One.", "Two."], "meta": {"sources": ["Eins."]}}) + "\n"
+        + json.dumps({"id": "news-1#sysA", "segments": ["One."], "meta": {"sources": ["Eins."]}}) + "\n"
+    )  # fmt: skip
+    with pytest.raises(BundleInvalid) as raised:
+        study_add_documents(study=study, path=path, name="more.jsonl")
+    assert [str(p) for p in raised.value.problems] == [
+        "more.jsonl:2: document id 'news-1#sysA' is already in the study",
+        "more.jsonl:1: document 'news-3#sysA': meta.sources has 1 texts for 2 segments: give one per segment",
+    ]
+
+
 def line(document="news-1#sysA", **fields):
     return {"document": document, "annotator": fields.pop("annotator", "r1"), **fields}
 

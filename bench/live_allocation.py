@@ -25,7 +25,7 @@ significance clusters (paired randomisation, `--resamples`) are the full data's;
 over seeds, and the CPU time per join and per submit.
 
     .venv/bin/python bench/live_allocation.py [--seeds 3] [--criterion Coherence] [--resamples 1000]
-        [--policies uniform uncertain clusters]
+        [--policies uniform uncertain clusters] [--settled 0.01]
 """
 
 import argparse
@@ -183,7 +183,11 @@ def main():
     parser.add_argument("--criterion", choices=CRITERIA, default="Coherence")
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--policies", nargs="+", choices=list(ALLOCATION), default=list(ALLOCATION))
+    parser.add_argument("--settled", type=float, help="the adaptive studies' `settled` (default 0.01)")
     args = parser.parse_args()
+    if args.settled is not None:
+        for policy in ("uncertain", "clusters"):
+            ALLOCATION[policy] = {**ALLOCATION[policy], "settled": args.settled}
     setup()
     ratings = hanna_ratings(args.criterion)
     systems = sorted({system for system, _prompt in ratings})
@@ -191,7 +195,7 @@ def main():
     blocks = blocks_of(systems, prompts)
     total = RATERS * len(ratings)
     full = cell_means([(s, p, score) for (s, p), given in ratings.items() for score in given])
-    print(f"HANNA {args.criterion}, Likert 1-5: {len(systems)} systems x {len(prompts)} prompts, "
+    print(f"settled: {args.settled or 0.01}; HANNA {args.criterion}, Likert 1-5: {len(systems)} systems x {len(prompts)} prompts, "
           f"{len(blocks)} blocks of two systems, {RATERS} annotators per block ({total:,} ratings); "
           f"SQLite file database, in-process; load {os.getloadavg()[0]:.1f}")  # fmt: skip
     header = " | ".join(f"{round(f * 100)} %" for f in FRACTIONS)

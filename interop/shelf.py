@@ -17,7 +17,8 @@ step).
 
 import json
 import pickle
-import sqlite3
+
+from bundles.scratch import scratch_database
 
 from . import corpus as c
 from .links import LinkPlanning
@@ -38,13 +39,7 @@ class Shelf(Parts):
     keeps in order (they grow with the taxonomy, not with the study), `notes` what it says."""
 
     def __init__(self):
-        # "": SQLite's private temporary database on disk; its pages stay in SQLite's small cache
-        # (2 MB by default) and go to the file beyond that.
-        self.db = sqlite3.connect("", isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=OFF")
-        for statement in SCHEMA:
-            self.db.execute(statement)
-        self.db.execute("BEGIN")
+        self.db = scratch_database(SCHEMA)
         self.labels, self.link_labels, self.notes = [], [], []
         self.documents = 0
         self._labels_used = {}  # labels of the regions, in their order, beside the reader's

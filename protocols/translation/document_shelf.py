@@ -9,8 +9,9 @@ groups and orders them; what stays in memory is one document.
 """
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
+
+from bundles.scratch import scratch_database
 
 from .keys import REFERENCES, SOURCES
 
@@ -61,13 +62,7 @@ class Shelved:
 
 class TranslationShelf:
     def __init__(self):
-        # "": SQLite's private temporary database on disk, removed when closed; its pages stay in
-        # SQLite's small cache (2 MB by default) and go to the file beyond that.
-        self.db = sqlite3.connect("", isolation_level=None)
-        self.db.execute("PRAGMA journal_mode=OFF")
-        for statement in SCHEMA:
-            self.db.execute(statement)
-        self.db.execute("BEGIN")
+        self.db = scratch_database(SCHEMA)
         self.count = 0
 
     def find(self, doc_id, system):

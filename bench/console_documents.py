@@ -15,8 +15,11 @@ documents are N / 4 source documents, each translated by 4 systems, of 10 segmen
 segment by segment, every system's row of a segment together, a source document after another;
 the .jsonl has a document a line.
 
+`doccano` uploads the .csv's texts as another tool's export (a doccano JSONL file, a text a line,
+no labels) to a draft span study, the step's "another tool's export" choice.
+
     .venv/bin/python bench/console_documents.py [--sizes 5000,20000,40000]
-        [--formats csv,txt,translation-csv,translation-jsonl] [--reference /work/main]
+        [--formats csv,txt,doccano,translation-csv,translation-jsonl] [--reference /work/main]
         [--database-url sqlite:////tmp/falte_bench_console_documents.sqlite3]
 
 `--reference` runs the same step with another checkout (a `git worktree` of the code before) on
@@ -48,6 +51,15 @@ def texts(count, seed=11):
             for _ in range(2)
         ]
         yield f"doc-{number}", paragraphs, f"system-{number % 4}"
+
+
+def write_doccano(directory, count):
+    """{"doccano": path} of a doccano export of the same texts, written a document at a time."""
+    path = directory / f"documents-{count}.doccano.jsonl"
+    with open(path, "w", encoding="utf-8") as lines:
+        for number, (_id, paragraphs, _system) in enumerate(texts(count), start=1):
+            lines.write(json.dumps({"id": number, "text": "\n\n".join(paragraphs), "label": []}) + "\n")
+    return {"doccano": path}
 
 
 def write_files(directory, count):
@@ -111,7 +123,10 @@ def main():
     parser.add_argument("--reference", help="a checkout of the code before, e.g. /work/main")
     parser.add_argument("--database-url", default="sqlite:////tmp/falte_bench_console_documents.sqlite3")
     parser.add_argument(
-        "--child", nargs=4, metavar=("FILE", "STUDY_TITLE", "DOCUMENTS", "PROTOCOL"), help=argparse.SUPPRESS
+        "--child",
+        nargs=5,
+        metavar=("FILE", "STUDY_TITLE", "DOCUMENTS", "PROTOCOL", "FILE_FORMAT"),
+        help=argparse.SUPPRESS,
     )
     args = parser.parse_args()
     if args.child:
@@ -132,6 +147,8 @@ def main():
             paths.update(write_files(out, count))
         if any(fmt.startswith("translation-") for fmt in formats):
             paths.update(write_translation_files(out, count))
+        if "doccano" in formats:
+            paths.update(write_doccano(out, count))
         env = dict(fresh_database(args.database_url), DJANGO_SETTINGS_MODULE="falte_site.settings")
         for fmt in formats:
             protocol = "esa" if fmt.startswith("translation-") else "span"
@@ -139,7 +156,8 @@ def main():
             for name, checkout in checkouts:
                 # The script is this checkout's, the code it runs the checkout's (its working directory).
                 command = [sys.executable, str(Path(__file__).resolve()), "--child", str(paths[fmt]),
-                           f"{fmt} {count} {name}", str(count), protocol]  # fmt: skip
+                           f"{fmt} {count} {name}", str(count), protocol,
+                           "doccano" if fmt == "doccano" else "-"]  # fmt: skip
                 wall, cpu, peak = run_measured_cpu(command, env, cwd=checkout)
                 rows.append((count, fmt, size, name, wall, cpu, peak, os.getloadavg()[0]))
                 print(*rows[-1], flush=True)
@@ -154,8 +172,9 @@ def main():
     print(f"load average at the end: {' '.join(f'{load:.1f}' for load in os.getloadavg())}")
 
 
-def step_in_this_process(path, title, documents, protocol):
-    """The documents step of a new draft study, as the view runs it for a researcher's upload."""
+def step_in_this_process(path, title, documents, protocol, file_format):
+    """The documents step of a new draft study, as the view runs it for a researcher's upload
+    (`file_format`: another tool's export, or "-")."""
     sys.path[0] = os.getcwd()  # the checkout's packages, not this script's folder (bench/interop.py)
     import django
 
@@ -175,7 +194,7 @@ def step_in_this_process(path, title, documents, protocol):
     with open(path, "rb") as handle:
         request = RequestFactory().post("/")
         request._post, request._files = (
-            QueryDict("text="),
+            QueryDict("text=" + ("" if file_format == "-" else f"&file_format={file_format}")),
             MultiValueDict(
                 {"files": [UploadedFile(handle, name=Path(path).name, size=os.path.getsize(path))]}
             ),

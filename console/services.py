@@ -70,8 +70,8 @@ def study_add_document_text(*, study, text="", uploads=(), file_format=""):
 
     Each upload is copied to a temporary directory a chunk at a time and its documents written
     to a documents.jsonl there one by one, before the bundle import reads that: memory does not
-    grow with the files (but for another tool's exports, whose readers give their documents as a
-    list; a translation study's files are grouped on a shelf on disk and given one by one).
+    grow with the files (another tool's exports and a translation study's files are gathered on a
+    shelf on disk first, then given one document at a time).
 
     BundleInvalid names file, line and problem; returns the number of documents and segments added.
     """

@@ -42,9 +42,18 @@ def new_study(client, title):
     return Study.objects.get(title=title)
 
 
-def upload(client, study, name, content):
-    return client.post(
-        reverse("console:documents", args=[study.pk]), {"files": SimpleUploadedFile(name, content.encode())}
+def upload(client, study, name, content, file_format=""):
+    data = {"files": SimpleUploadedFile(name, content.encode())}
+    if file_format:  # another tool's export, whose texts become the documents
+        data["file_format"] = file_format
+    return client.post(reverse("console:documents", args=[study.pk]), data)
+
+
+def doccano_export(documents=DOCUMENTS):
+    """A doccano JSONL export of `documents` texts of two paragraphs (labels left out: texts only)."""
+    return "".join(
+        json.dumps({"id": number, "text": f"{PARAGRAPH}\n\n{PARAGRAPH}", "label": []}) + "\n"
+        for number in range(1, documents + 1)
     )
 
 
@@ -165,6 +174,37 @@ def test_the_step_holds_one_document_at_a_time_not_the_file(client, monkeypatch)
     before = _documents_alive()
     assert upload(client, study, "texts.csv", content).status_code == 302
     assert held == [1], f"{held} documents held while writing the 1,000th"
+
+
+def test_another_tools_export_is_written_a_document_at_a_time(client, monkeypatch):
+    """A doccano export on the documents step: read onto a shelf on disk, its texts written to
+    documents.jsonl one by one, not gathered first."""
+    study = new_study(client, "doccano texts")
+    held, dumps = [], json.dumps
+
+    def counting_dumps(value, *args, **kwargs):
+        if isinstance(value, dict) and "segments" in value:
+            counting_dumps.documents += 1
+            if counting_dumps.documents == 1000:
+                held.append(len(_documents_alive() - before))
+        return dumps(value, *args, **kwargs)
+
+    counting_dumps.documents = 0
+    content = doccano_export()
+    before = _documents_alive()
+    monkeypatch.setattr(json, "dumps", counting_dumps)
+    assert upload(client, study, "alice.jsonl", content, file_format="doccano").status_code == 302
+    assert held == [1], f"{held} documents held while writing the 1,000th"
+    assert study.documents.count() == DOCUMENTS
+
+
+def test_a_repeated_id_on_the_last_line_of_another_tools_export_names_it_and_adds_nothing(client):
+    study = new_study(client, "doccano late problem")
+    content = doccano_export() + json.dumps({"id": 7, "text": "Again.", "label": []}) + "\n"
+    page = upload(client, study, "alice.jsonl", content, file_format="doccano")
+    assert page.status_code == 200
+    assert f"alice.jsonl:{DOCUMENTS + 1}: document &#x27;7&#x27;" in page.content.decode()
+    assert study.documents.count() == 0
 
 
 def test_text_read_a_line_at_a_time_cuts_documents_where_the_whole_text_reader_did():

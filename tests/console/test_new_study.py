@@ -185,7 +185,7 @@ def test_another_tools_export_gives_its_texts_as_documents(client, name, fmt):
         {"files": SimpleUploadedFile(path.name, path.read_bytes()), "file_format": fmt},
     )
     assert response.status_code == 302, response.content.decode()[-3000:]
-    expected = texts_of(path, path.name, fmt)
+    expected = list(texts_of(path, path.name, fmt))
     documents = list(study.documents.order_by("position"))
     assert [d.external_id for d in documents] == [document["id"] for _, document in expected]
     for document, (_, read) in zip(documents, expected, strict=True):

@@ -155,10 +155,9 @@ def _documents_alive():
     }
 
 
-def test_the_step_holds_one_document_at_a_time_not_the_file(client, monkeypatch):
-    """While the 1,000th document is written to documents.jsonl, count the documents alive that
-    were not before the upload (other tests in the same process may have left some)."""
-    study = new_study(client, "One at a time")
+def documents_held_at_the_1000th(monkeypatch, send):
+    """[the documents alive while the 1,000th is written to documents.jsonl] during `send()`,
+    counting only those made after it began (other tests in the same process may have left some)."""
     held, dumps = [], json.dumps
 
     def counting_dumps(value, *args, **kwargs):
@@ -169,10 +168,18 @@ def test_the_step_holds_one_document_at_a_time_not_the_file(client, monkeypatch)
         return dumps(value, *args, **kwargs)
 
     counting_dumps.documents = 0
-    monkeypatch.setattr(json, "dumps", counting_dumps)
-    content, _ = big_csv()
     before = _documents_alive()
-    assert upload(client, study, "texts.csv", content).status_code == 302
+    monkeypatch.setattr(json, "dumps", counting_dumps)
+    response = send()
+    monkeypatch.undo()
+    assert response.status_code == 302
+    return held
+
+
+def test_the_step_holds_one_document_at_a_time_not_the_file(client, monkeypatch):
+    study = new_study(client, "One at a time")
+    content, _ = big_csv()
+    held = documents_held_at_the_1000th(monkeypatch, lambda: upload(client, study, "texts.csv", content))
     assert held == [1], f"{held} documents held while writing the 1,000th"
 
 
@@ -180,20 +187,10 @@ def test_another_tools_export_is_written_a_document_at_a_time(client, monkeypatc
     """A doccano export on the documents step: read onto a shelf on disk, its texts written to
     documents.jsonl one by one, not gathered first."""
     study = new_study(client, "doccano texts")
-    held, dumps = [], json.dumps
-
-    def counting_dumps(value, *args, **kwargs):
-        if isinstance(value, dict) and "segments" in value:
-            counting_dumps.documents += 1
-            if counting_dumps.documents == 1000:
-                held.append(len(_documents_alive() - before))
-        return dumps(value, *args, **kwargs)
-
-    counting_dumps.documents = 0
     content = doccano_export()
-    before = _documents_alive()
-    monkeypatch.setattr(json, "dumps", counting_dumps)
-    assert upload(client, study, "alice.jsonl", content, file_format="doccano").status_code == 302
+    held = documents_held_at_the_1000th(
+        monkeypatch, lambda: upload(client, study, "alice.jsonl", content, file_format="doccano")
+    )
     assert held == [1], f"{held} documents held while writing the 1,000th"
     assert study.documents.count() == DOCUMENTS
 

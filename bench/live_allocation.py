@@ -149,14 +149,11 @@ def checkpoints(bought, full, total, resamples, seed):
     None past the point where the study stopped."""
     from scipy import stats
 
+    from reports.metrics.allocation import cluster_sets
     from reports.metrics.ranking import rank_systems
 
     def clusters(by_system):
-        ranking = rank_systems(by_system, resamples=resamples, seed=seed)
-        groups = {}
-        for row in ranking["systems"]:
-            groups.setdefault(row["cluster"], set()).add(row["system"])
-        return sorted(frozenset(group) for group in groups.values())
+        return cluster_sets(rank_systems(by_system, resamples=resamples, seed=seed))
 
     systems = sorted(full)
     full_means = [sum(full[s].values()) / len(full[s]) for s in systems]

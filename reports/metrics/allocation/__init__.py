@@ -37,10 +37,19 @@ from .clusters import cluster_doubt_from_sums, clusters_order, decision_doubt
 from .doubt import SETTLED, SUM_KEYS, doubt_from_sums, next_pair, order_doubt, pair_sums
 from .oracle import oracle_order, oracle_plans
 from .policies import _cells, uncertain_order, uniform_order
-from .replay import FRACTIONS, POLICIES, Checkpoint, budget_needed, buying_order, pair_spending, replay
+from .replay import (
+    FRACTIONS,
+    POLICIES,
+    Checkpoint,
+    budget_needed,
+    buying_order,
+    cluster_sets,
+    pair_spending,
+    replay,
+)
 
 __all__ = [
-    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "_cells", "budget_needed", "buying_order",
+    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "_cells", "budget_needed", "buying_order", "cluster_sets",
     "cluster_doubt_from_sums", "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
     "order_doubt", "pair_sums", "pair_spending", "replay", "uncertain_order", "uniform_order",
 ]  # fmt: skip

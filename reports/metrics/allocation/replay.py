@@ -35,7 +35,8 @@ def _means(scores, cells):
         return sums / counts
 
 
-def _cluster_sets(ranking):
+def cluster_sets(ranking):
+    """The significance clusters of a rank_systems ranking, as sets of systems."""
     groups = {}
     for row in ranking["systems"]:
         groups.setdefault(row["cluster"], set()).add(row["system"])
@@ -61,7 +62,7 @@ def replay(by_system, *, policy, seed=0, fractions=FRACTIONS, higher_is_better=T
     order = buying_order(by_system, policy=policy, seed=seed, warmup=warmup, higher_is_better=higher_is_better,
                          alpha=alpha, full_ranking=full_ranking)  # fmt: skip
     full = _means(scores, order)
-    full_clusters = _cluster_sets(full_ranking) if test_resamples else None
+    full_clusters = cluster_sets(full_ranking) if test_resamples else None
     checkpoints = []
     for fraction in fractions:
         spent = max(1, round(fraction * len(order)))
@@ -74,7 +75,7 @@ def replay(by_system, *, policy, seed=0, fractions=FRACTIONS, higher_is_better=T
             partial = {}
             for row, column in bought:
                 partial.setdefault(systems[column], {})[items[row]] = scores[row, column]
-            same = _cluster_sets(rank_systems(partial, **settings)) == full_clusters and len(partial) == len(
+            same = cluster_sets(rank_systems(partial, **settings)) == full_clusters and len(partial) == len(
                 systems
             )
         checkpoints.append(Checkpoint(fraction, spent, None if np.isnan(tau) else float(tau), same))

@@ -111,8 +111,7 @@ def _documents(text, uploads, file_format, directory, defaults):
     pieces = []
 
     def written(name, documents):
-        documents_file = DocumentsFile(directory / f"documents{len(pieces)}.jsonl")
-        pieces.append((name, documents_file.write(documents, defaults=defaults)))
+        pieces.append((name, _written(directory, len(pieces), documents, defaults)))
 
     if text.strip():
         pasted = io.StringIO(text.replace("\r\n", "\n").replace("\r", "\n"))
@@ -148,9 +147,15 @@ def _protocol_documents(protocol, text, uploads, directory, defaults):
                 [Problem(name, 0, f"give a {endings} file (a {protocol.label} study reads these)")]
             )
         path = upload_copied(upload, directory / f"upload{len(pieces)}.{fmt}")
-        documents = DocumentsFile(directory / f"documents{len(pieces)}.jsonl")
-        pieces.append((name, documents.write(protocol.document_texts(path, name, fmt), defaults=defaults)))
+        pieces.append(
+            (name, _written(directory, len(pieces), protocol.document_texts(path, name, fmt), defaults))
+        )
     return pieces
+
+
+def _written(directory, number, documents, defaults):
+    """The DocumentsFile `documents{number}.jsonl` of `directory`, with `documents` written to it."""
+    return DocumentsFile(directory / f"documents{number}.jsonl").write(documents, defaults=defaults)
 
 
 def _taxonomy_with(spec, *, slug, user):

@@ -18,6 +18,7 @@ from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 
 from .bulk import insert_rows
+from .references import references_checked_here
 
 DOCUMENT_BATCH = 500
 ROW_BATCH = 5000
@@ -122,15 +123,16 @@ def _write_document_batch(study, batch, position):
         )  # fmt: skip
         for offset, spec in enumerate(batch)
     )
-    insert_rows(
-        Segment,
-        ("document_id", "index", "text", "sentences"),
-        (
-            (row.pk, index, text, spec.sentences[index] if spec.sentences else sentence_offsets(text))
-            for row, spec in zip(rows, batch, strict=True)
-            for index, text in enumerate(spec.segments)
-        ),
-    )
+    with references_checked_here():  # the segments' documents were made just above
+        insert_rows(
+            Segment,
+            ("document_id", "index", "text", "sentences"),
+            (
+                (row.pk, index, text, spec.sentences[index] if spec.sentences else sentence_offsets(text))
+                for row, spec in zip(rows, batch, strict=True)
+                for index, text in enumerate(spec.segments)
+            ),
+        )
     return position + len(batch)
 
 

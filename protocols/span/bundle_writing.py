@@ -2,9 +2,10 @@
 PostgreSQL), a batch of assignments at a time, with the ids each batch needs read for that batch."""
 
 from bundles.bulk import insert_rows
+from bundles.references import references_checked_here
 from bundles.spool import Spool
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
-from studies.models import Segment
+from studies.models import Category, Segment
 
 from .assistance.bundle import write_decisions
 from .models import DocumentAnswer, ErrorAnnotation
@@ -88,7 +89,10 @@ def _write_batch(study, batch, workers, category_ids, suggestions):
                     paired_start, paired_end, paired_text, comment, answers, client_id,
                 )  # fmt: skip
 
-    insert_rows(ErrorAnnotation, SPAN_COLUMNS, span_rows())
+    # The spans refer to this import's own assignments and segments, and to the taxonomy's
+    # categories, which may be older and shared: those are locked instead (bundles/references.py).
+    with references_checked_here(existing=[(Category, category_ids.values())]):
+        insert_rows(ErrorAnnotation, SPAN_COLUMNS, span_rows())
     _write_decisions(rows, specs, suggestions)
     DocumentAnswer.objects.bulk_create(
         [

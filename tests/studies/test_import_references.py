@@ -16,7 +16,9 @@ from tests.factories import AssignmentFactory, CategoryFactory, make_span_study
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="the triggers and row locks are PostgreSQL's"),
+    pytest.mark.skipif(
+        connection.vendor != "postgresql", reason="the triggers and row locks are PostgreSQL's"
+    ),
 ]
 
 
@@ -59,9 +61,9 @@ def test_a_category_gone_before_the_write_fails_it():
     category = CategoryFactory(key="Gone")
     gone = category.pk
     category.delete()
-    with pytest.raises(IntegrityError, match=f"{gone} no longer exists"), transaction.atomic():
-        with references_checked_here(existing=[(Category, [gone])]):
-            pytest.fail("nothing may be written once a referenced row is missing")
+    missing = pytest.raises(IntegrityError, match=f"{gone} no longer exists")
+    with missing, transaction.atomic(), references_checked_here(existing=[(Category, [gone])]):
+        pytest.fail("nothing may be written once a referenced row is missing")
 
 
 def test_the_rest_of_the_transaction_is_checked_again():

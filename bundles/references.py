@@ -25,6 +25,7 @@ SQLite, get the row-by-row checks. docs/decisions.md, "Imports: foreign keys che
 from contextlib import contextmanager
 
 from django.db import IntegrityError, connection
+from psycopg.pq import TransactionStatus
 
 
 class MissingReference(IntegrityError):
@@ -61,7 +62,9 @@ def references_checked_here(existing=()):
     try:
         yield
     finally:
-        if not connection.needs_rollback:
+        # After a failed statement the transaction accepts none until it rolls back, and the
+        # rollback undoes the setting: a SET then would only hide the error that failed it.
+        if connection.connection.info.transaction_status != TransactionStatus.INERROR:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL session_replication_role = origin")
 

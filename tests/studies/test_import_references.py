@@ -124,3 +124,15 @@ def test_an_imported_study_refers_only_to_rows_that_exist(tmp_path):
             "WHERE g.id IS NULL OR c.id IS NULL OR a.id IS NULL"
         )
         assert cursor.fetchone()[0] == 0
+
+
+def test_a_failed_write_inside_keeps_its_own_error_and_a_caught_one_leaves_the_checks_on():
+    with transaction.atomic():
+        with pytest.raises(ValueError), references_checked_here():
+            raise ValueError("a span refused while its rows were read")
+        assert replication_role() == "origin"  # the transaction goes on, checked
+    study = make_span_study(documents=1, segments=1)
+    refused = pytest.raises(IntegrityError, match="span_errorannotation")
+    with refused, transaction.atomic(), references_checked_here(), connection.cursor() as cursor:
+        cursor.execute("INSERT INTO span_errorannotation (id) VALUES (NULL)")  # NOT NULL fails
+    assert study.documents.count() == 1

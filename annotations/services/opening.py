@@ -21,7 +21,8 @@ after the lock and sees every committed write. The one exception is a hint that
 only picks a path, checked again after the lock: whether a retried add or
 decision is stored already (protocols/span/save_statements.py).
 
-Plain SQL that PostgreSQL and SQLite (3.35 or later, for RETURNING) run alike.
+Plain SQL that PostgreSQL and SQLite (3.35 or later, for RETURNING) run alike, but for the walk
+through a page's JSON items (`page_document`), which each database does its own way.
 Only table and column names from the models' _meta are put into the text
 (quoted); every value is a parameter, hence the S608 exemptions.
 """
@@ -72,22 +73,43 @@ def assignment_column(name):
     return f"{table(Assignment)}.{column(Assignment, name)}"
 
 
-def document_segment(name):
-    """Read: column `name` of the segment of the assignment's document whose index is the parameter
-    (NULL when there is none, or on a page of several documents)."""
+def document_segment(name, document=None):
+    """Read: column `name` of the segment whose index is the parameter, of the assignment's document
+    or of `document` (SQL, e.g. `page_document()`); NULL when there is none, or on a page of several
+    documents without `document`."""
     return (
         f"(SELECT g.{column(Segment, name)} FROM {table(Segment)} g"  # noqa: S608
-        f" WHERE g.{column(Segment, 'document')} = {assignment_column('document')}"
+        f" WHERE g.{column(Segment, 'document')} = {document or assignment_column('document')}"
         f" AND g.{column(Segment, 'index')} = %s)"
     )
 
 
-def document_column(name):
-    """Read: column `name` of the assignment's document."""
+def document_column(name, document=None):
+    """Read: column `name` of the assignment's document, or of `document` (SQL)."""
     return (
         f"(SELECT d.{column(Document, name)} FROM {table(Document)} d"  # noqa: S608
-        f" WHERE d.{column(Document, 'id')} = {assignment_column('document')})"
+        f" WHERE d.{column(Document, 'id')} = {document or assignment_column('document')})"
     )
+
+
+def page_document():
+    """SQL: the assignment's document, or on a page of several documents (its `items`, each
+    {"position": place, "document": pk}) the one at the place that is the parameter.
+
+    The one read whose text differs between the databases: each walks the JSON array its own way."""
+    items, own = assignment_column("items"), assignment_column("document")
+    if connection.vendor == "postgresql":
+        placed = (
+            f"SELECT (e.value ->> 'document')::bigint FROM jsonb_array_elements("  # noqa: S608
+            f"CASE WHEN jsonb_typeof({items}) = 'array' THEN {items} END) e"
+            f" WHERE e.value -> 'position' = to_jsonb(%s::integer) LIMIT 1"
+        )
+    else:
+        placed = (
+            f"SELECT json_extract(e.value, '$.document') FROM json_each({items}) e"  # noqa: S608
+            f" WHERE json_type(e.value) = 'object' AND json_extract(e.value, '$.position') = %s LIMIT 1"
+        )
+    return f"COALESCE({own}, ({placed}))"
 
 
 def study_category(name):

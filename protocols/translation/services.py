@@ -18,6 +18,7 @@ from annotations.services.opening import (
     document_column,
     document_segment,
     index_param,
+    page_document,
     study_category,
     table,
 )
@@ -138,12 +139,19 @@ def _placed(study, segment, data, category):
 
 
 def _error_reads(data):
-    """What the opening UPDATE reads for an error: the segment named (on a one-translation page),
-    the document's sources when the error is in the source, the category named, and the id of the
-    error stored under the client_id sent (a retry)."""
+    """What the opening UPDATE reads for an error: the segment named (of the output named, on a
+    page of several translations), the document's sources when the error is in the source, the
+    category named, and the id of the error stored under the client_id sent (a retry)."""
     index, key = index_param(data.get("segment")), data.get("category")
-    reads, params = [document_segment("id"), document_segment("text")], [index, index]
-    reads.append(document_column("meta") if data.get("side") == SOURCE else "NULL")
+    output = index_param(data.get("output"))
+    document = page_document()
+    reads = [document_segment("id", document), document_segment("text", document)]
+    params = [output, index, output, index]
+    if data.get("side") == SOURCE:
+        reads.append(document_column("meta", document))
+        params.append(output)
+    else:
+        reads.append("NULL")
     reads += [study_category("id"), study_category("whole_sentence")]
     params += [key if isinstance(key, str) else None] * 2
     reads.append(
@@ -155,12 +163,10 @@ def _error_reads(data):
     return reads, params
 
 
-def _page_segment(assignment, output, index, segment_id=None, text=None, meta=None):
-    """The segment `index` of output `output`, checked to be reached. On a one-translation page the
-    opening UPDATE read it (`segment_id`, `text`, its document's `meta`); a page of several reads it here."""
+def _page_segment(assignment, output, index, segment_id, text, meta):
+    """The segment `index` of output `output`, checked to be reached, as the opening UPDATE read it
+    (`segment_id`, `text`, its document's `meta`)."""
     document = _output(assignment, output)
-    if assignment.document_id is None:
-        return _reachable_segment(assignment, document, index)
     if not is_whole_number(index) or segment_id is None:
         raise TaskInputError(f"segment {index!r} is not in this document")
     if index > furthest_segment(assignment):
@@ -222,7 +228,8 @@ def error_add(*, token, data):
     INSERT ... ON CONFLICT DO NOTHING that also holds the study's cap on errors
     per segment (counted after the lock, so two tabs cannot pass it together),
     COMMIT. A retry, which the opening UPDATE sees stored, reads it back in place
-    of the INSERT; a refusal and a page of several translations read once more.
+    of the INSERT; a refusal reads once more. On a page of several translations the
+    opening UPDATE finds the output's document in the page's order itself (`page_document`).
     """
     if not isinstance(data, dict):
         raise TaskInputError("send a JSON object")

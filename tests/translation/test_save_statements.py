@@ -4,18 +4,17 @@ Each write is BEGIN, one UPDATE that opens the assignment (finds it by its token
 checks it is open, locks and touches it, and reads the segment and category the
 write names), one INSERT, UPSERT, DELETE or UPDATE, COMMIT: at most 4 statements
 (annotations.services.opening). A retried error reads the stored one in place
-of its INSERT. An error on a page of several translations (contrastive) reads
-the segment once more: the opening UPDATE cannot know which document the output
-names before it has read the page's order, and the error's span is checked
-against the segment's text in Python; a score needs no text, and its UPSERT
-finds the segment itself.
+of its INSERT. On a page of several translations (contrastive) the opening
+UPDATE finds the output's document in the page's order (the assignment's items)
+itself, and reads its segment for the error's span check; a score needs no
+text, and its UPSERT finds the segment itself.
 """
 
 import pytest
 
 from annotations.models import Assignment
 from protocols.translation.models import SegmentScore, TranslationError
-from studies.models import Segment
+from studies.models import Document, Segment
 from tests.annotations.statements import one_transaction, refused_submit, sent
 from tests.factories import AssignmentFactory
 from tests.translation.studies import make_translation_study
@@ -188,6 +187,33 @@ def test_a_score_on_a_contrastive_page_sends_four_statements(client):
     other = sent(client, "post", SCORES, assignment, {"output": 0, "segment": 0, "score": 95})[0]
     assert other.json()["output"] == 0 and other.json()["warning"] == ""
     assert sorted(SegmentScore.objects.values_list("score", flat=True)) == [95.0, 95.0]
+
+
+@pytest.mark.parametrize("side", ["target", "source"])
+def test_an_error_on_a_contrastive_page_sends_four_statements_and_lands_on_its_output(client, side):
+    """The page is shown in the order of its items, not of the documents' ids: the error on the
+    output placed second is stored on that output's segment, its span checked against that text."""
+    assignment, document_ids = contrastive_page()
+    shown = [document_ids[1], document_ids[0]]
+    Assignment.objects.filter(pk=assignment.pk).update(
+        items=[{"position": 1, "document": shown[1]}, {"position": 0, "document": shown[0]}]
+    )
+    Segment.objects.filter(document_id=shown[1], index=0).update(text="A cat sat.")
+    Segment.objects.filter(document_id=shown[0], index=0).update(text="The dog sat.")
+    placed = {"client_id": "e1", "output": 1, "segment": 0, "severity": "Major", "side": "target",
+              "start": 2, "end": 5, "text": "cat"}  # fmt: skip
+    if side == "source":
+        source = Document.objects.get(pk=shown[1]).meta["sources"][0]
+        placed = {**placed, "side": "source", "start": 0, "end": len(source), "text": source}
+    response, statements = sent(client, "post", ERRORS, assignment, placed)
+    four_statements(response, statements, 201)
+    stored = TranslationError.objects.select_related("segment").get()
+    assert (stored.segment.document_id, stored.segment.index, stored.side) == (shown[1], 0, side)
+    # The same span on the other output does not fit its text: refused, nothing more stored.
+    if side == "target":
+        other = sent(client, "post", ERRORS, assignment, {**placed, "client_id": "e2", "output": 0})[0]
+        assert other.status_code == 400 and "target span" in other.json()["error"]
+    assert TranslationError.objects.count() == 1
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ is guaranteed another way:
   invisible to every other transaction until the commit, so none can delete them meanwhile;
 - rows made before (the taxonomy's categories, perhaps shared with other studies) are each
   locked FOR KEY SHARE once, as the triggers would have locked them once per span, and counted:
-  a missing one fails the import before anything is written.
+  a missing one fails the import (its transaction rolls back) before the rows are sent.
 
 The caller vouches for the first kind and names the second. A role that may not set the
 parameter (it needs superuser or `GRANT SET ON PARAMETER session_replication_role`), and

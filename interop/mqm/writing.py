@@ -8,6 +8,7 @@ from django.db import transaction
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
 from bundles.problems import Problems
+from bundles.references import references_checked_here
 from bundles.study_checks import SLUG
 from bundles.writing import workers_for
 from protocols.translation.keys import MISSING, MQM, SOURCE, SOURCES, TARGET
@@ -253,14 +254,18 @@ def _second_pass(study, path, written, assignment_of, category_of, severities, w
     last = [0]  # the highest segment id this import has seen: the next batch's are above it
 
     def flush():
-        insert_rows(Segment, SEGMENT_FIELDS, segments)
+        # The taxonomy, study, documents and assignments the rows refer to were all made by this
+        # import's transaction: PostgreSQL need not check each row's keys (bundles/references.py).
+        with references_checked_here():
+            insert_rows(Segment, SEGMENT_FIELDS, segments)
         for pk, document, index in Segment.objects.filter(document__study=study, pk__gt=last[0]).values_list(
             "pk", "document_id", "index"
         ):
             by_document[document].segment_ids[index] = pk
             last[0] = max(last[0], pk)
-        insert_rows(TranslationError, ERROR_FIELDS,
-                    ((assignment, place.segment_ids[index], *rest) for assignment, place, index, rest in errors))  # fmt: skip
+        with references_checked_here():
+            insert_rows(TranslationError, ERROR_FIELDS,
+                        ((assignment, place.segment_ids[index], *rest) for assignment, place, index, rest in errors))  # fmt: skip
         counts[0] += len(segments)
         counts[1] += len(errors)
         segments.clear()

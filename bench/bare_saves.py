@@ -31,59 +31,48 @@ THREADS = 2  # as gunicorn's 2 sync workers: one connection each
 
 
 def statements():
-    """The save's two statements as the platform sends them on PostgreSQL, and its insert columns."""
+    """The save's two statements as the platform sends them on PostgreSQL, its insert columns, and
+    the function that gives the opening UPDATE's parameters (the platform's own, so the two cannot drift)."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.settings")
     import django
 
     django.setup()
-    from annotations.models import OPEN_STATUSES, Assignment
     from protocols.span import save_statements
 
     opened = save_statements._open_statement("postgresql")
     inserted = save_statements._insert_statement("postgresql")
     columns = [field.attname for field in save_statements._INSERTED]
-    states = (Assignment.Status.IN_PROGRESS.value, *(status.value for status in OPEN_STATUSES))
-    return opened, inserted, columns, states
+    return opened, inserted, columns, save_statements.open_params
 
 
 def save_loop(connection, sql, tokens, saves, prefix, failures):
     from psycopg.types.json import Jsonb
 
-    opened, inserted, columns, (in_progress, *open_states) = sql
-    with connection:
-        for number in range(saves):
-            token = tokens[number % len(tokens)]
-            now = datetime.now(UTC)
-            row = connection.execute(
-                opened,
-                [
-                    now,
-                    now,
-                    in_progress,
-                    token,
-                    *open_states,
-                    now,
-                    "CharE",
-                    "CharE",
-                    "CharE",
-                    0,
-                    0,
-                    None,
-                    None,
-                ],
-            ).fetchone()
-            if row is None or row[3] is None or row[6] is None:
-                failures.append(token)
-                connection.rollback()
-                continue
-            values = {
-                "assignment_id": row[0], "segment_id": row[6], "category_id": row[3], "start": 0, "end": 4,
-                "text": "Anna", "paired_segment_id": None, "paired_start": None, "paired_end": None,
-                "paired_text": "", "comment": "", "answers": Jsonb({}), "client_id": f"{prefix}-{number}",
-                "created_at": now,
-            }  # fmt: skip
-            connection.execute(inserted, [values[column] for column in columns]).fetchone()
-            connection.commit()
+    opened, inserted, columns, open_params = sql
+    try:
+        with connection:
+            for number in range(saves):
+                token = tokens[number % len(tokens)]
+                now = datetime.now(UTC)
+                client_id = f"{prefix}-{number}"
+                row = connection.execute(
+                    opened, open_params(now, token, "CharE", 0, None, client_id)
+                ).fetchone()
+                if row is None or row[3] is None or row[6] is None:
+                    failures.append(token)
+                    connection.rollback()
+                    continue
+                values = {
+                    "assignment_id": row[0], "segment_id": row[6], "category_id": row[3], "start": 0, "end": 4,
+                    "text": "Anna", "paired_segment_id": None, "paired_start": None, "paired_end": None,
+                    "paired_text": "", "comment": "", "answers": Jsonb({}), "client_id": client_id,
+                    "created_at": now,
+                }  # fmt: skip
+                connection.execute(inserted, [values[column] for column in columns]).fetchone()
+                connection.commit()
+    except Exception as error:  # a loop that died must fail the run, not report a floor of nothing
+        failures.append(repr(error))
+        raise
 
 
 def main():

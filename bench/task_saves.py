@@ -329,7 +329,9 @@ def run_bare_loop(env, postgres, tokens, saves):
     pg_cpu = database_cpu.stop()
     loop.wait(timeout=30)
     if figures["failures"]:
-        sys.exit(f"FAILED: {figures['failures']} saves of the bare psycopg loop found no open assignment")
+        sys.exit(
+            f"FAILED: {figures['failures']} saves of the bare psycopg loop failed or found no open assignment"
+        )
     return figures["saves"], figures["seconds"], figures["cpu"], pg_cpu
 
 

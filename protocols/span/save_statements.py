@@ -100,6 +100,16 @@ def _index_param(index):
     return index if is_whole_number(index) and 0 <= index <= MAX_INDEX else None
 
 
+def open_params(now, token, category_key, first, second, client_id):
+    """The opening UPDATE's parameters, in the order of its text (bench/bare_saves.py sends them too)."""
+    return [
+        now, now, Assignment.Status.IN_PROGRESS.value,
+        token, *(status.value for status in OPEN_STATUSES), now,
+        *[category_key if isinstance(category_key, str) else None] * 3,
+        *[_index_param(first)] * 2, *[_index_param(second)] * 2, client_id,
+    ]  # fmt: skip
+
+
 def assignment_open_for_save(*, token, category_key, segment_indexes, client_id):
     """Lock and touch the open assignment of `token`; None when no open assignment has it.
 
@@ -109,14 +119,11 @@ def assignment_open_for_save(*, token, category_key, segment_indexes, client_id)
     """
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     first, second = (*segment_indexes, None)[:2]
-    params = [
-        now, now, Assignment.Status.IN_PROGRESS.value,
-        token, *(status.value for status in OPEN_STATUSES), now,
-        *[category_key if isinstance(category_key, str) else None] * 3,
-        *[_index_param(first)] * 2, *[_index_param(second)] * 2, client_id,
-    ]  # fmt: skip
     with connection.cursor() as cursor:
-        cursor.execute(_open_statement(connection.vendor), params)
+        cursor.execute(
+            _open_statement(connection.vendor),
+            open_params(now, token, category_key, first, second, client_id),
+        )
         row = cursor.fetchone()
     if row is None:
         return None

@@ -11,7 +11,8 @@ loop over the benchmark's tokens.
 It sets up first (Django, only to build the SQL text), prints "ready", waits for
 a line on its standard input, then saves and prints one JSON line: the saves,
 the wall seconds and its own CPU seconds (user + system, all threads) over the
-loop alone. The caller measures PostgreSQL's CPU around it.
+loop alone. The caller measures PostgreSQL's CPU around it, then sends a last
+line, on which the loop closes its connections.
 
     python bench/bare_saves.py SAVES < tokens (one JSON list, then the go line)
 """
@@ -103,7 +104,15 @@ def main():
     seconds = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
-    print(json.dumps({"saves": share * THREADS, "seconds": seconds, "cpu": cpu, "failures": len(failures)}))
+    print(
+        json.dumps({"saves": share * THREADS, "seconds": seconds, "cpu": cpu, "failures": len(failures)}),
+        flush=True,
+    )
+    # The connections stay open until the caller has read its PostgreSQL backends' CPU: an ended
+    # backend's CPU can no longer be read, and a short loop would count as none.
+    sys.stdin.readline()
+    for connection in connections:
+        connection.close()
 
 
 if __name__ == "__main__":

@@ -326,7 +326,9 @@ def run_bare_loop(env, postgres, tokens, saves):
     loop.stdin.write("go\n")
     loop.stdin.flush()
     figures = json.loads(loop.stdout.readline())
-    pg_cpu = database_cpu.stop()
+    pg_cpu = database_cpu.stop()  # before the loop closes its connections, which ends their backends
+    loop.stdin.write("done\n")
+    loop.stdin.flush()
     loop.wait(timeout=30)
     if figures["failures"]:
         sys.exit(

@@ -82,7 +82,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "falte_site.csp.SitePolicyMiddleware",  # django-csp's, with the header built once
     # Static files answer here, before sessions and the database are touched. Below the
     # CSP middleware so that they carry the policy too (an SVG opened on its own is a page).
     "whitenoise.middleware.WhiteNoiseMiddleware",

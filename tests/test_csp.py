@@ -224,3 +224,70 @@ def test_server_errors_have_the_policy():
     response = Client(raise_request_exception=False).get("/broken/")
     assert response.status_code == 500
     assert_strict_policy(response, "500")
+
+
+def headers_of(middleware_class, answer, *, path="/", nonce=False):
+    """The two policy headers, parsed, that `middleware_class` gives `answer` (a response, or a view
+    returning one) for a GET of `path`; with `nonce` the view uses request.csp_nonce."""
+    from django.test import RequestFactory
+
+    def view(request):
+        if nonce:
+            str(request.csp_nonce)
+        return answer(request) if callable(answer) else answer
+
+    middleware = middleware_class(view)
+    request = RequestFactory().get(path)
+    middleware.process_request(request)
+    response = middleware.process_response(request, view(request))
+    return tuple(
+        directives(response[name]) if name in response else None
+        for name in ("Content-Security-Policy", "Content-Security-Policy-Report-Only")
+    )
+
+
+def test_the_header_built_once_is_the_librarys_on_a_save(client, site):
+    """The site's header is built once (falte_site/csp.py); a save carries what django-csp builds."""
+    from csp.utils import build_policy
+
+    save = client.post(
+        reverse("task-api-annotations", args=[site["assignment"].token]),
+        {"client_id": "c1", "category": "CharE", "segment": 0, "start": 0, "end": 7, "text": "Segment"},
+        content_type="application/json",
+    )
+    assert save.status_code == 201
+    assert directives(save["Content-Security-Policy"]) == directives(build_policy())
+    assert "Content-Security-Policy-Report-Only" not in save
+
+
+@pytest.mark.parametrize("case", ["plain", "excluded path", "own policy", "nonce"])
+def test_the_header_built_once_follows_the_settings_as_the_library_does(settings, case):
+    """Under changed settings (a report-only policy, excluded paths, a nonce in script-src) every
+    kind of answer gets from the site's middleware what django-csp's own would give it."""
+    from csp.constants import NONCE, SELF
+    from csp.decorators import csp_update
+    from csp.middleware import CSPMiddleware
+    from django.http import HttpResponse
+
+    from falte_site.csp import SitePolicyMiddleware
+
+    settings.CONTENT_SECURITY_POLICY = {"DIRECTIVES": {"default-src": [SELF], "script-src": [SELF, NONCE]}}
+    settings.CONTENT_SECURITY_POLICY_REPORT_ONLY = {
+        "DIRECTIVES": {"img-src": [SELF]}, "EXCLUDE_URL_PREFIXES": ["/static/"],
+    }  # fmt: skip
+    answer, path = HttpResponse, "/"
+    if case == "excluded path":
+        path = "/static/site.css"
+    if case == "own policy":
+        answer = csp_update({"img-src": ["https://example.org"]})(lambda request: HttpResponse())
+    site_headers = headers_of(SitePolicyMiddleware, answer, path=path, nonce=case == "nonce")
+    library_headers = headers_of(CSPMiddleware, answer, path=path, nonce=case == "nonce")
+    if case == "nonce":  # a fresh nonce each time: compare the rest
+        assert site_headers[0]["script-src"][-1].startswith("'nonce-")
+        site_headers[0]["script-src"].pop()
+        library_headers[0]["script-src"].pop()
+    assert site_headers == library_headers
+    assert site_headers[0]["default-src"] == ["'self'"]
+    assert (site_headers[1] is None) == (case == "excluded path")
+    if case == "own policy":
+        assert site_headers[0]["img-src"] == ["https://example.org"]

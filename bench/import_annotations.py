@@ -11,9 +11,13 @@ checkout too, in the same run, into its own fresh database.
         [--reference /path/to/worktree] [--plain] [--prefix falte_bench_import]
 
 `--plain` imports the documents alone (no assignments.jsonl), the bundle of bench/import_bundle.py.
+`--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
+5 systems): 3 raters per translation, each scoring every segment and marking an error in every
+other one.
 """
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -22,10 +26,32 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.export_translation import RATERS, SEGMENTS, write_esa_bundle  # noqa: E402
 from bench.import_bundle import fresh_database, run_measured_cpu  # noqa: E402
 from bench.import_bundle import write_bundle as write_plain_bundle  # noqa: E402
 from bench.process_cpu import PostgresBackendCPU  # noqa: E402
 from bench.span_report import write_bundle  # noqa: E402
+
+
+def write_esa_work_bundle(directory, documents):
+    """An ESA bundle of `documents` translations with RATERS submitted assignments each."""
+    write_esa_bundle(directory, documents)
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for number in range(documents):
+            item, system = divmod(number, 5)
+            for rater in range(RATERS):
+                errors = [
+                    {"segment": index, "side": "target", "start": 0, "end": 11, "text": "Translation",
+                     "severity": "Major" if index % 6 == 0 else "Minor"}
+                    for index in range(0, SEGMENTS, 2)
+                ]  # fmt: skip
+                scores = [
+                    {"segment": index, "score": (number + rater * 7 + index) % 101}
+                    for index in range(SEGMENTS)
+                ]
+                line = {"document": f"in{item:06d}#sys{system}", "annotator": f"rater{rater}", "active_seconds": 120,
+                        "submitted_at": "2026-11-01T10:00:00+00:00", "errors": errors, "scores": scores}  # fmt: skip
+                handle.write(json.dumps(line) + "\n")
 
 
 def import_once(root, bundle, database):
@@ -50,6 +76,7 @@ def main():
     parser.add_argument("--segments", type=int, default=30)
     parser.add_argument("--reference", help="a checkout of the code before, imported in the same run")
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
+    parser.add_argument("--translation", action="store_true", help="an ESA study with scores and errors")
     parser.add_argument(
         "--prefix",
         "--database-prefix",
@@ -59,7 +86,12 @@ def main():
     )
     args = parser.parse_args()
     for documents in [int(n) for n in args.documents.split(",")]:
-        if args.plain:
+        if args.translation:
+            bundle = ROOT / "bench" / "out" / f"esa-{documents}"
+            write_esa_work_bundle(bundle, documents)
+            what = (f"{documents:,} ESA translations x {SEGMENTS} segments, {documents * RATERS:,} assignments, "
+                    f"{documents * RATERS * SEGMENTS:,} scores, {documents * RATERS * SEGMENTS // 2:,} errors")  # fmt: skip
+        elif args.plain:
             bundle = ROOT / "bench" / "out" / f"import-{documents}x{args.segments}"
             write_plain_bundle(bundle, documents, args.segments)
             what = f"{documents:,} documents x {args.segments} segments, no annotations"
@@ -69,7 +101,8 @@ def main():
             what = f"{documents:,} documents x {args.segments} segments, {documents * 3:,} assignments, ~{documents * 90:,} spans"
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         for label, root in runs:
-            database = f"{args.prefix}_{'plain_' if args.plain else ''}{documents}_{label.split()[0]}"
+            kind = "esa_" if args.translation else "plain_" if args.plain else ""
+            database = f"{args.prefix}_{kind}{documents}_{label.split()[0]}"
             wall, cpu, pg, peak = import_once(root, bundle, database)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())
             print(f"{what}, {label}: {wall:.1f} s wall, {cpu:.1f} s CPU of the import process, "

@@ -76,12 +76,13 @@ def check_header(value, file, line, problems):
             "feedback": feedback}  # fmt: skip
 
 
-def unique_block_lines(records, problems, check_line):
-    """The specs of a block study's assignments.jsonl lines, `check_line(record)` checking each.
+def unique_block_lines(records, problems, check_line, into=None):
+    """The specs of a block study's assignments.jsonl lines, `check_line(record)` checking each,
+    appended to `into` (a list by default; a Spool keeps them on disk) and returned.
 
     A second line for the same annotator, block and kind is a problem; the first one stands.
     """
-    specs, first_line = [], {}
+    specs, first_line = [] if into is None else into, {}
     for record in records:
         spec = check_line(record)
         if spec is None:

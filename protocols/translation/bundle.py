@@ -20,9 +20,12 @@ Export writes the errors by segment, side and place, the scores by segment, so e
 
 import dataclasses
 
+from bundles.bulk import insert_rows
 from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
-from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from bundles.references import references_checked_here
+from bundles.writing import submitted_assignments, workers_for
+from studies.models import Category, Segment
 from studies.protocols import BundleWork
 
 from .bundle_checks import DocumentMetaCheck, check_assignments, check_document_meta
@@ -71,46 +74,59 @@ def check_work(directory, spec, documents, broken, locate, problems):
 
 def write_work(study, work, segment_ids):
     """The suggestions, and one submitted assignment per line with its errors and scores (inside the
-    import's transaction)."""
+    import's transaction), a batch of assignments at a time as checking spooled them: each batch
+    reads the ids of its own documents and segments, and its rows go in through the bulk path."""
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
     suggested = write_suggestions(study, work.extra, category_ids) if work.extra else {}
     if not work.assignments:
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
-    document_ids = dict(study.documents.values_list("external_id", "id"))
-    rows = submitted_assignments(
-        study, work.assignments, workers, document_ids, items_of=_items_of(study, document_ids)
-    )
-    errors, scores = [], []
-    for row, spec in zip(rows, work.assignments, strict=True):
-        for number, e in enumerate(spec.errors, start=1):
-            errors.append(
-                TranslationError(
-                    assignment=row,
-                    segment_id=segment_ids[(e.document, e.segment)],
-                    side=e.side,
-                    start=e.start,
-                    end=e.end,
-                    text=e.text,
-                    category_id=category_ids[e.category] if e.category else None,
-                    severity=e.severity,
-                    comment=e.comment,
-                    client_id=e.client_id or f"import-{number}",
-                    suggestion=suggested[(e.document, e.suggestion)] if e.suggestion else None,
+    for batch in work.assignments.batches():
+        _write_batch(study, batch, workers, category_ids, suggested)
+
+
+ERROR_COLUMNS = ("assignment_id", "segment_id", "side", "start", "end", "text", "category_id", "severity", "comment",
+                 "client_id", "suggestion_id")  # fmt: skip
+SCORE_COLUMNS = ("assignment_id", "segment_id", "score")
+
+
+def _write_batch(study, batch, workers, category_ids, suggested):
+    named = set()
+    for spec in batch:
+        named.update(filter(None, [spec.document, *spec.order]))
+        named.update(error.document for error in spec.errors)
+        named.update(document for document, _, _ in spec.scores)
+    document_ids = dict(study.documents.filter(external_id__in=named).values_list("external_id", "id"))
+    external_of = {pk: external_id for external_id, pk in document_ids.items()}
+    segment_ids = {
+        (external_of[document], index): pk
+        for document, index, pk in Segment.objects.filter(document_id__in=external_of).values_list(
+            "document_id", "index", "id"
+        )
+    }
+    rows = submitted_assignments(study, batch, workers, document_ids, items_of=_items_of(study, document_ids))
+
+    def error_rows():
+        for row, spec in zip(rows, batch, strict=True):
+            for number, e in enumerate(spec.errors, start=1):
+                yield (
+                    row.pk, segment_ids[(e.document, e.segment)], e.side, e.start, e.end, e.text,
+                    category_ids[e.category] if e.category else None, e.severity, e.comment,
+                    e.client_id or f"import-{number}", suggested[(e.document, e.suggestion)].pk if e.suggestion else None,
                 )  # fmt: skip
-            )
-        scores += [
-            SegmentScore(assignment=row, segment_id=segment_ids[(document, index)], score=score)
-            for document, index, score in spec.scores
-        ]
-    TranslationError.objects.bulk_create(errors, batch_size=ROW_BATCH)
-    SegmentScore.objects.bulk_create(scores, batch_size=ROW_BATCH)
+
+    def score_rows():
+        for row, spec in zip(rows, batch, strict=True):
+            for document, index, score in spec.scores:
+                yield row.pk, segment_ids[(document, index)], score
+
+    # The rows refer to this import's own assignments, segments and suggestions, and to the
+    # taxonomy's categories, which may be older and shared: those are locked (bundles/references.py).
+    with references_checked_here(existing=[(Category, category_ids.values())]):
+        insert_rows(TranslationError, ERROR_COLUMNS, error_rows())
+        insert_rows(SegmentScore, SCORE_COLUMNS, score_rows())
     write_prefilled(
-        [
-            (row, spec.prefilled)
-            for row, spec in zip(rows, work.assignments, strict=True)
-            if spec.prefilled is not None
-        ]
+        [(row, spec.prefilled) for row, spec in zip(rows, batch, strict=True) if spec.prefilled is not None]
     )
 
 

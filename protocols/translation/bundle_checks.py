@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 from bundles.specs import AssignmentSpec
+from bundles.spool import Spool
 
 from .bundle_errors import ERROR_FIELDS, check_error
 from .bundle_suggestions import check_prefilled
@@ -20,6 +21,7 @@ ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "segments", "prefilled", "error
 CONTRASTIVE_FIELDS = HEADER_FIELDS | {"order", "errors", "scores"}
 SCORE_FIELDS = {"segment", "score"}
 LANGUAGES = ("source_lang", "target_lang")
+ASSIGNMENT_BATCH = 500  # assignments per batch on disk, and per batch written
 
 
 @dataclass
@@ -98,17 +100,21 @@ def _one_source_a_block(spec, where, input_of_block, problems, file):
 
 
 def check_assignments(records, problems, *, documents, rules, broken=()):
-    """The lines of assignments.jsonl as TranslationAssignmentSpecs; `documents` maps an external
-    id to its DocumentSpec. Lines of `broken` documents (reported already) are passed over."""
+    """The lines of assignments.jsonl as TranslationAssignmentSpecs, in a Spool (bundles/spool.py:
+    on disk until the write, a campaign's errors and scores are millions); `documents` maps an
+    external id to its DocumentSpec. Lines of `broken` documents (reported already) are passed over."""
     if rules.contrastive:
         blocks = {}
         for spec in documents.values():
             if spec.block:
                 blocks.setdefault(spec.block, {})[spec.external_id] = spec
         return unique_block_lines(
-            records, problems, lambda r: _check_block_line(r, problems, blocks, rules, broken)
+            records,
+            problems,
+            lambda r: _check_block_line(r, problems, blocks, rules, broken),
+            Spool(ASSIGNMENT_BATCH),
         )
-    specs, first_line = [], {}
+    specs, first_line = Spool(ASSIGNMENT_BATCH), {}
     for record in records:
         if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
             continue

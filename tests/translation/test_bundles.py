@@ -499,3 +499,62 @@ def test_a_judges_errors_and_scores_round_trip_as_its_model_lines(
     lines = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
     assert {(line["annotator"], line["kind"]) for line in lines} == {("gpt-judge", "model")}
     assert sum(len(line["errors"]) for line in lines) == 4 and "gpt-judge" in exported["study.yaml"].decode()
+
+
+def contrastive_lines():
+    scores = [{"document": "news-1#sysA", "segment": 0, "score": 80}, {"document": "news-1#sysB", "segment": 1,
+              "score": 20}]  # fmt: skip
+    errors = [
+        {"document": "news-1#sysB", "segment": 0, "start": 0, "end": 3, "text": "Dog", "severity": "Minor"}
+    ]
+    return [
+        block_line(rater, ["news-1#sysB", "news-1#sysA"][:: 1 if n % 2 else -1], errors=errors, scores=scores)
+        for n, rater in enumerate(("r1", "r2", "r3", "r4", "r5"))
+    ]
+
+
+def translation_bundle(directory, protocol):
+    if protocol == "contrastive-esa":
+        return write_translation_bundle(
+            directory, "esa", study=translation_yaml(protocol), documents=CONTRASTIVE_DOCUMENTS,
+            assignments=contrastive_lines(),
+        )  # fmt: skip
+    return write_translation_bundle(directory, protocol)
+
+
+@pytest.mark.parametrize("protocol", ["mqm", "esa", "da", "contrastive-esa"])
+def test_work_written_a_batch_at_a_time_is_the_work_written_at_once(tmp_path, monkeypatch, protocol):
+    """Checked assignments wait on disk and are written a batch at a time, each batch reading its own
+    documents' and segments' ids: batches of one give the same study, byte for byte, as one batch."""
+    study_import_bundle(directory=translation_bundle(tmp_path / "in", protocol))
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
+    Assignment.objects.all().delete()
+    Study.objects.all().delete()
+    Category.objects.all().delete()
+    Taxonomy.objects.all().delete()
+    monkeypatch.setattr("protocols.translation.bundle_checks.ASSIGNMENT_BATCH", 1)
+    study_import_bundle(directory=tmp_path / "whole")
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
+    assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")
+    assert SegmentScore.objects.exists() == (protocol != "mqm")
+
+
+def test_checked_work_is_not_held_while_it_is_written(tmp_path, monkeypatch):
+    """While a batch is written, the assignments checked for later batches are on disk: at most a
+    batch of them is in memory (before, every checked assignment and its errors and scores were)."""
+    import gc
+
+    from protocols.translation import bundle
+    from protocols.translation.bundle_checks import TranslationAssignmentSpec
+
+    monkeypatch.setattr("protocols.translation.bundle_checks.ASSIGNMENT_BATCH", 2)
+    held, write_batch = [], bundle._write_batch
+
+    def counted(study, batch, *args):
+        held.append(sum(isinstance(o, TranslationAssignmentSpec) for o in gc.get_objects()))
+        return write_batch(study, batch, *args)
+
+    monkeypatch.setattr(bundle, "_write_batch", counted)
+    directory = translation_bundle(tmp_path / "in", "contrastive-esa")
+    assert study_import_bundle(directory=directory).assignments == 5
+    assert len(held) == 3 and max(held) <= 2, held

@@ -1,9 +1,11 @@
 """The rating protocols' part of a bundle: one assignments.jsonl line per worker and block,
 with its Likert ratings or BWS judgments."""
 
+from bundles.bulk import insert_rows
 from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
-from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from bundles.references import references_checked_here
+from bundles.writing import submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_block_assignments
@@ -34,38 +36,45 @@ def check_work(directory, spec, documents, broken, locate, problems):
 
 
 def write_work(study, work, segment_ids):
+    """One submitted assignment per line with its ratings or judgments (inside the import's
+    transaction), a batch at a time as checking spooled them, each batch reading its own documents'
+    ids; the rows go in through the bulk path."""
     if not work.assignments:
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
-    document_ids = dict(study.documents.values_list("external_id", "id"))
-    write_block_assignments(study, work.assignments, workers, document_ids)
+    for batch in work.assignments.batches():
+        _write_batch(study, batch, workers)
 
 
-def write_block_assignments(study, assignments, workers, document_ids):
-    """Rating studies: one assignment per worker and block, with its ratings or judgments."""
+def _write_batch(study, batch, workers):
+    named = {document for spec in batch for document, _ in spec.ratings}
+    named.update(
+        document for spec in batch for judgment in spec.judgments for document in judgment["documents"]
+    )
+    document_ids = dict(study.documents.filter(external_id__in=named).values_list("external_id", "id"))
     rows = submitted_assignments(
-        study, assignments, workers, document_ids,
+        study, batch, workers, document_ids,
         items_of=lambda spec: [document_ids[d] for d, _ in spec.ratings] if spec.ratings else [
             {"position": n, "documents": [document_ids[d] for d in j["documents"]]}
             for n, j in enumerate(spec.judgments)
         ],
     )  # fmt: skip
-    ratings, judgments = [], []
-    for row, spec in zip(rows, assignments, strict=True):
-        ratings += [Rating(assignment=row, document_id=document_ids[d], score=s) for d, s in spec.ratings]
-        judgments += [
-            BestWorstJudgment(
-                assignment=row,
-                position=n,
-                documents=sorted(document_ids[d] for d in j["documents"]),
-                best_id=document_ids[j["best"]],
-                worst_id=document_ids[j["worst"]],
-                value=j["value"],
-            )  # fmt: skip
-            for n, j in enumerate(spec.judgments)
-        ]
-    Rating.objects.bulk_create(ratings, batch_size=ROW_BATCH)
-    BestWorstJudgment.objects.bulk_create(judgments, batch_size=ROW_BATCH)
+    pairs = list(zip(rows, batch, strict=True))
+    ratings = ((row.pk, document_ids[d], score) for row, spec in pairs for d, score in spec.ratings)
+    judgments = (
+        (row.pk, n, sorted(document_ids[d] for d in j["documents"]), document_ids[j["best"]],
+         document_ids[j["worst"]], j["value"])
+        for row, spec in pairs
+        for n, j in enumerate(spec.judgments)
+    )  # fmt: skip
+    # Every row refers to this import's own assignments and documents (bundles/references.py).
+    with references_checked_here():
+        insert_rows(Rating, ("assignment_id", "document_id", "score"), ratings)
+        insert_rows(
+            BestWorstJudgment,
+            ("assignment_id", "position", "documents", "best_id", "worst_id", "value"),
+            judgments,
+        )
 
 
 def export_work(study, assignments, directory, who):

@@ -144,3 +144,36 @@ def test_report_page_shows_the_papers_figures_of_a_rating_study(tmp_path, client
     assert f"all {result['shr']['splits']} splits" in html
     assert "good/bad at the threshold with the best nominal α" in html
     assert "<th>average rank</th>" in html
+
+
+@pytest.mark.parametrize(("protocol", "lines"), [("likert", likert_lines), ("bws", bws_lines)])
+def test_ratings_written_a_batch_at_a_time_are_the_ratings_written_at_once(
+    tmp_path, monkeypatch, protocol, lines
+):
+    """Checked lines wait on disk and are written a batch at a time, each batch reading its own
+    documents' ids: batches of one give the same study, byte for byte, and at most a batch of
+    checked lines is in memory while one is written (before, all of them and their rows were)."""
+    import gc
+
+    from bundles.specs import AssignmentSpec
+    from protocols.rating import bundle
+
+    study_import_bundle(
+        directory=write_rating_bundle(tmp_path / "in", protocol=protocol, assignments=lines())
+    )
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
+    Assignment.objects.all().delete()
+    Study.objects.all().delete()
+    monkeypatch.setattr("protocols.rating.bundle_checks.ASSIGNMENT_BATCH", 1)
+    held, write_batch = [], bundle._write_batch
+
+    def counted(study, batch, *args):
+        gc.collect()
+        held.append(sum(isinstance(o, AssignmentSpec) for o in gc.get_objects()))
+        return write_batch(study, batch, *args)
+
+    monkeypatch.setattr(bundle, "_write_batch", counted)
+    study_import_bundle(directory=tmp_path / "whole")
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
+    assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")
+    assert len(held) == 4 and max(held) <= 1, held

@@ -11,7 +11,8 @@ checkout too, in the same run, into its own fresh database.
         [--reference /path/to/worktree] [--plain] [--prefix falte_bench_import]
 
 `--plain` imports the documents alone (no assignments.jsonl), the bundle of bench/import_bundle.py.
-`--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
+`--likert` imports a Likert study: blocks of 2 inputs x 5 systems (one segment each), 3 raters per
+block rating every document. `--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
 5 systems): 3 raters per translation, each scoring every segment and marking an error in every
 other one.
 """
@@ -54,6 +55,41 @@ def write_esa_work_bundle(directory, documents):
                 handle.write(json.dumps(line) + "\n")
 
 
+LIKERT_SYSTEMS, LIKERT_INPUTS = 5, 2  # a block: 2 inputs x 5 systems
+
+
+def write_likert_bundle(directory, documents):
+    """A Likert study of `documents` summaries in blocks of 10, each block rated by RATERS workers."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "study.yaml").write_text(
+        "slug: bench-likert\ntitle: Likert import benchmark\nprotocol: likert\n"
+        f"annotators_per_document: {RATERS}\nconfig:\n  scale: {{min: 1, max: 5}}\n  question: Is it consistent?\n"
+    )
+    per_block = LIKERT_SYSTEMS * LIKERT_INPUTS
+    with (
+        open(directory / "documents.jsonl", "w", encoding="utf-8") as documents_file,
+        open(directory / "assignments.jsonl", "w", encoding="utf-8") as lines,
+    ):
+        for block in range(documents // per_block):
+            members = []
+            for item in range(LIKERT_INPUTS):
+                input_id = f"b{block:06d}-in{item}"
+                for system in range(LIKERT_SYSTEMS):
+                    members.append(f"{input_id}-sys{system}")
+                    record = {"id": members[-1], "block": f"b{block:06d}", "input_id": input_id, "system": f"sys{system}",
+                              "source": f"Article {input_id}: the mayor opened the bridge on Tuesday.",
+                              "segments": [f"Summary of {input_id} by system {system}: the bridge opened."]}  # fmt: skip
+                    documents_file.write(json.dumps(record) + "\n")
+            for rater in range(RATERS):
+                ratings = [
+                    {"document": d, "score": 1 + (block + rater + n) % 5} for n, d in enumerate(members)
+                ]
+                lines.write(
+                    json.dumps({"annotator": f"rater{rater}", "block": f"b{block:06d}", "ratings": ratings})
+                    + "\n"
+                )
+
+
 def import_once(root, bundle, database):
     """(wall, process CPU, PostgreSQL CPU, peak RSS MB) of `import_study` run from checkout `root`."""
     url = f"postgres://postgres@127.0.0.1:5432/{database}"
@@ -77,6 +113,7 @@ def main():
     parser.add_argument("--reference", help="a checkout of the code before, imported in the same run")
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
     parser.add_argument("--translation", action="store_true", help="an ESA study with scores and errors")
+    parser.add_argument("--likert", action="store_true", help="a Likert study rated in blocks")
     parser.add_argument(
         "--prefix",
         "--database-prefix",
@@ -86,7 +123,13 @@ def main():
     )
     args = parser.parse_args()
     for documents in [int(n) for n in args.documents.split(",")]:
-        if args.translation:
+        if args.likert:
+            bundle = ROOT / "bench" / "out" / f"likert-{documents}"
+            write_likert_bundle(bundle, documents)
+            blocks = documents // (LIKERT_SYSTEMS * LIKERT_INPUTS)
+            what = (f"{documents:,} Likert documents in {blocks:,} blocks, {blocks * RATERS:,} assignments, "
+                    f"{blocks * RATERS * LIKERT_SYSTEMS * LIKERT_INPUTS:,} ratings")  # fmt: skip
+        elif args.translation:
             bundle = ROOT / "bench" / "out" / f"esa-{documents}"
             write_esa_work_bundle(bundle, documents)
             what = (f"{documents:,} ESA translations x {SEGMENTS} segments, {documents * RATERS:,} assignments, "
@@ -101,7 +144,9 @@ def main():
             what = f"{documents:,} documents x {args.segments} segments, {documents * 3:,} assignments, ~{documents * 90:,} spans"
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         for label, root in runs:
-            kind = "esa_" if args.translation else "plain_" if args.plain else ""
+            kind = (
+                "likert_" if args.likert else "esa_" if args.translation else "plain_" if args.plain else ""
+            )
             database = f"{args.prefix}_{kind}{documents}_{label.split()[0]}"
             wall, cpu, pg, peak = import_once(root, bundle, database)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())

@@ -23,7 +23,7 @@ def check_documents(
     `existing_ids` are the study's stored documents (adding to a study). With
     `keep_texts=False` the specs keep their digest, not their segments (see
     `documents_again`): memory then does not grow with the texts. With `texts` (a SegmentTexts,
-    bundles/texts.py) each good document's segments are stored there, on disk, and not kept.
+    bundles/texts.py) each good document's segments and meta are stored there, on disk, and not kept.
     `each` (a protocol's bundle_document_check) is called with each good spec before its texts
     are let go; with `keep_texts=False` its meta is let go too (the write reads the file again).
     """
@@ -50,13 +50,13 @@ def check_documents(
         first_line[external_id] = record.line
         spec.digest = texts_digest(spec.segments)
         if texts is not None:
-            texts.add(external_id, spec.segments)
+            texts.add(external_id, spec.segments, spec.meta)
         if each is not None:
             each(spec)
         if not keep_texts or texts is not None:
             spec.segments = spec.sentences = None
-            if each is not None and not keep_texts:
-                spec.meta = None
+            if (each is not None and not keep_texts) or texts is not None:
+                spec.meta = None  # on disk with the texts, or read again with the file at the write
         documents.append(spec)
     _warn_identical_outputs(documents, first_line, problems, file)
     return documents, broken

@@ -78,12 +78,30 @@ def import_bundle(directory, *, locate=False, user=None):
     # A protocol that looks texts up by document reads them from disk: nothing the size of the
     # study's texts is held while its work files are checked.
     texts = SegmentTexts() if keep_texts and protocol.bundle_texts_by_document() else None
+    documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
+    # The protocol's own checks of the documents see each one while it still holds its texts and
+    # meta, when the protocol checks one at a time; its problems come after the core's.
+    protocol_problems, refused = Problems(), set()
+    check_one = (
+        protocol.bundle_document_check(protocol_problems, documents_file)
+        if known and texts is not None
+        else None
+    )
+
+    def each(spec):
+        if not check_one(spec):
+            refused.add(spec.external_id)
+
     try:
         documents, broken = check_documents(
-            records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts, texts=texts
-        )
-        if known:
-            documents_file = present[0] if len(present) == 1 else DOCUMENT_FILES[0]
+            records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts, texts=texts,
+            each=each if check_one else None,
+        )  # fmt: skip
+        if check_one:
+            problems.items += protocol_problems.items
+            problems.warnings += protocol_problems.warnings
+            broken = set(broken) | refused
+        elif known:
             broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
         work = protocol.bundle_check(directory, spec, documents, broken, locate, problems, texts=texts)
         if known and protocol.works_on == "block":

@@ -17,7 +17,7 @@ RECENT = 32
 
 
 class SegmentTexts:
-    """{document external id: its segment texts}, read from a temporary file.
+    """{document external id: its segment texts}, read from a temporary file; `meta(id)` its meta.
 
     Supports `in` and `[]` like the dict of texts it replaces; `add` stores a document's texts.
     The file is the process's own (unnamed, removed when closed or when the process ends).
@@ -29,8 +29,9 @@ class SegmentTexts:
         self._recent = OrderedDict()
         self._size = RECENT
 
-    def add(self, external_id, segments):
-        data = pickle.dumps(tuple(segments), protocol=pickle.HIGHEST_PROTOCOL)
+    def add(self, external_id, segments, meta=None):
+        """Store a document's segment texts, and its meta (a protocol's checks may read sources there)."""
+        data = pickle.dumps((tuple(segments), meta), protocol=pickle.HIGHEST_PROTOCOL)
         self._file.seek(0, 2)
         self._where[external_id] = (self._file.tell(), len(data))
         self._file.write(data)
@@ -42,17 +43,25 @@ class SegmentTexts:
         return len(self._where)
 
     def __getitem__(self, external_id):
-        segments = self._recent.get(external_id)
-        if segments is not None:
+        """The document's segment texts."""
+        return self._read(external_id)[0]
+
+    def meta(self, external_id):
+        """The document's meta, as `add` was given it."""
+        return self._read(external_id)[1]
+
+    def _read(self, external_id):
+        stored = self._recent.get(external_id)
+        if stored is not None:
             self._recent.move_to_end(external_id)
-            return segments
+            return stored
         offset, length = self._where[external_id]
         self._file.seek(offset)
-        segments = pickle.loads(self._file.read(length))  # noqa: S301 - the process's own file, written above
-        self._recent[external_id] = segments
+        stored = pickle.loads(self._file.read(length))  # noqa: S301 - the process's own file, written above
+        self._recent[external_id] = stored
         if len(self._recent) > self._size:
             self._recent.popitem(last=False)
-        return segments
+        return stored
 
     def close(self):
         self._file.close()

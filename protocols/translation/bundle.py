@@ -57,8 +57,38 @@ def needs_texts(directory):
     return directory is not None
 
 
-def check_work(directory, spec, documents, broken, locate, problems):
-    documents = {d.external_id: d for d in documents}
+# A bundle's checks read a document's texts and sources by its id: the import keeps them on disk
+# (bundles/texts.py), and checks each document's meta while it still holds them (document_check).
+TEXTS_BY_DOCUMENT = True
+
+
+class ShelvedDocuments:
+    """{external id: DocumentSpec} whose segments and meta are read back from disk on look-up: the
+    specs kept in memory hold neither (a campaign's texts and sources are the size of its corpus)."""
+
+    def __init__(self, specs, texts):
+        self._specs = {spec.external_id: spec for spec in specs}
+        self._texts = texts
+
+    def __contains__(self, external_id):
+        return external_id in self._specs
+
+    def __getitem__(self, external_id):
+        spec = self._specs[external_id]
+        return dataclasses.replace(
+            spec, segments=list(self._texts[external_id]), meta=self._texts.meta(external_id)
+        )
+
+    def get(self, external_id, default=None):
+        return self[external_id] if external_id in self._specs else default
+
+    def values(self):
+        """The specs without their texts (id, block, input, line), for grouping."""
+        return self._specs.values()
+
+
+def check_work(directory, spec, documents, broken, locate, problems, texts=None):
+    documents = {d.external_id: d for d in documents} if texts is None else ShelvedDocuments(documents, texts)
     suggestions = check_suggestions(directory, documents, Rules.of(spec), problems)
     rules = dataclasses.replace(Rules.of(spec), suggestions=suggestion_positions(suggestions))
     path = directory / "assignments.jsonl"

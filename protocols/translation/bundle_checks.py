@@ -107,11 +107,11 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
         blocks = {}
         for spec in documents.values():
             if spec.block:
-                blocks.setdefault(spec.block, {})[spec.external_id] = spec
+                blocks.setdefault(spec.block, []).append(spec.external_id)
         return unique_block_lines(
             records,
             problems,
-            lambda r: _check_block_line(r, problems, blocks, rules, broken),
+            lambda r: _check_block_line(r, problems, blocks, documents, rules, broken),
             Spool(ASSIGNMENT_BATCH),
         )
     specs, first_line = Spool(ASSIGNMENT_BATCH), {}
@@ -149,7 +149,8 @@ def _check_line(record, problems, documents, rules):
     def report(message):
         problems.add(file, line, message)
 
-    rated = _check_rated(value.get("segments"), documents[document], report)
+    spec_of_document = documents[document]  # once: a shelved document is read back from disk
+    rated = _check_rated(value.get("segments"), spec_of_document, report)
 
     def translation(item, where):
         if "document" in item:
@@ -159,7 +160,7 @@ def _check_line(record, problems, documents, rules):
         if rated and item.get("segment") not in rated:
             report(f"{where}: segment {item.get('segment')!r} is not one the line rated ('segments')")
             return None
-        return documents[document]
+        return spec_of_document
 
     prefilled = check_prefilled(value, report)
     errors = _check_errors(value, translation, rules, report)
@@ -187,9 +188,10 @@ def _check_rated(raw, document, report):
     return raw
 
 
-def _check_block_line(record, problems, blocks, rules, broken):
+def _check_block_line(record, problems, blocks, documents, rules, broken):
     """A contrastive line: {"block", "order": [its translations as shown], ..., "errors", "scores"},
-    each error and score naming its translation's "document"."""
+    each error and score naming its translation's "document"; `blocks` maps a block to the ids of its
+    translations, `documents` an id to its DocumentSpec."""
     value, file, line = record.value, record.file, record.line
     if not isinstance(value, dict):
         problems.add(
@@ -216,13 +218,17 @@ def _check_block_line(record, problems, blocks, rules, broken):
     def report(message):
         problems.add(file, line, message)
 
+    read = {}  # each translation read once per line (a shelved one comes back from disk)
+
     def translation(item, where):
         name = item.get("document")
         if name not in translations:
             report(f"{where}: document {name!r} is not a translation of block '{header['block']}' "
                    f"({', '.join(translations)})")  # fmt: skip
             return None
-        return translations[name]
+        if name not in read:
+            read[name] = documents[name]
+        return read[name]
 
     errors = _check_errors(value, translation, rules, report)
     scores = _check_scores(value, translation, rules, report)

@@ -54,7 +54,8 @@ def check_documents(
         if each is not None:
             each(spec)
         if not keep_texts or texts is not None:
-            spec.segments = spec.sentences = None
+            # The source (an article the outputs summarise, say) is text too: the write reads it again.
+            spec.segments = spec.sentences = spec.source = None
             if (each is not None and not keep_texts) or texts is not None:
                 spec.meta = None  # on disk with the texts, or read again with the file at the write
         documents.append(spec)

@@ -9,11 +9,13 @@ order of the block's pairs; an imported line's pairs are numbered in the
 order given, so export -> import -> export gives the same bytes.
 """
 
+from bundles.bulk import insert_rows
 from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.importing import DOCUMENT_FILES
 from bundles.problems import Problems
 from bundles.reading import read_falte_documents, read_jsonl
-from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from bundles.references import references_checked_here
+from bundles.writing import submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_assignments, check_outputs
@@ -60,33 +62,36 @@ def check_work(directory, spec, documents, broken, locate, problems):
 
 
 def write_work(study, work, segment_ids):
-    """One submitted assignment per line, with its choices (inside the import's transaction)."""
+    """One submitted assignment per line, with its choices (inside the import's transaction), a
+    batch at a time as checking spooled them, each batch reading its own documents' ids; the
+    choices go in through the bulk path."""
     if not work.assignments:
         return
     workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
-    document_ids = dict(study.documents.values_list("external_id", "id"))
+    for batch in work.assignments.batches():
+        _write_batch(study, batch, workers)
+
+
+CHOICE_COLUMNS = ("assignment_id", "position", "left_id", "right_id", "choice", "strength")
+
+
+def _write_batch(study, batch, workers):
+    named = {document for spec in batch for c in spec.choices for document in (c.left, c.right)}
+    document_ids = dict(study.documents.filter(external_id__in=named).values_list("external_id", "id"))
     rows = submitted_assignments(
-        study, work.assignments, workers, document_ids,
+        study, batch, workers, document_ids,
         items_of=lambda spec: [
             {"position": n, "left": document_ids[c.left], "right": document_ids[c.right]}
             for n, c in enumerate(spec.choices)
         ],
     )  # fmt: skip
-    PairwiseChoice.objects.bulk_create(
-        [
-            PairwiseChoice(
-                assignment=row,
-                position=n,
-                left_id=document_ids[c.left],
-                right_id=document_ids[c.right],
-                choice=c.choice,
-                strength=c.strength,
-            )
-            for row, spec in zip(rows, work.assignments, strict=True)
-            for n, c in enumerate(spec.choices)
-        ],
-        batch_size=ROW_BATCH,
+    choices = (
+        (row.pk, n, document_ids[c.left], document_ids[c.right], c.choice, c.strength)
+        for row, spec in zip(rows, batch, strict=True)
+        for n, c in enumerate(spec.choices)
     )
+    with references_checked_here():  # this import's own assignments and documents (bundles/references.py)
+        insert_rows(PairwiseChoice, CHOICE_COLUMNS, choices)
 
 
 def export_work(study, assignments, directory, who):

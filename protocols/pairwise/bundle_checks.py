@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
+from bundles.spool import Spool
 
 from . import config
 
 LINE_FIELDS = HEADER_FIELDS | {"choices"}
 CHOICE_FIELDS = ("left", "right", "choice", "strength")
+ASSIGNMENT_BATCH = 500  # assignments per batch on disk, and per batch written
 
 
 @dataclass(frozen=True)
@@ -82,13 +84,17 @@ def check_outputs(documents, problems, file, line_of):
 
 
 def check_assignments(records, problems, *, blocks, broken, study):
-    """The lines of assignments.jsonl as PairwiseAssignmentSpecs (`study`: anything with the config).
+    """The lines of assignments.jsonl as PairwiseAssignmentSpecs (`study`: anything with the config),
+    in a Spool (on disk until the write, a batch at a time).
 
     `broken` documents were reported already: a line naming one is left out
     without a second message.
     """
     return unique_block_lines(
-        records, problems, lambda record: _check_line(record, problems, blocks, broken, study)
+        records,
+        problems,
+        lambda record: _check_line(record, problems, blocks, broken, study),
+        Spool(ASSIGNMENT_BATCH),
     )
 
 

@@ -208,3 +208,33 @@ def test_a_line_naming_a_broken_document_is_not_reported_twice(tmp_path):
             )
         )
     assert [p.file for p in caught.value.problems] == ["documents.jsonl"]
+
+
+def test_choices_written_a_batch_at_a_time_are_the_choices_written_at_once(tmp_path, monkeypatch):
+    """Checked lines wait on disk and are written a batch at a time, each batch reading its own
+    documents' ids: batches of one give the same study, byte for byte, and at most a batch of
+    checked lines is in memory while one is written."""
+    import gc
+
+    from protocols.pairwise import bundle
+    from protocols.pairwise.bundle_checks import PairwiseAssignmentSpec
+
+    study_import_bundle(
+        directory=write_pairwise_bundle(tmp_path / "in", config=STRENGTH, assignments=lines())
+    )
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
+    Assignment.objects.all().delete()
+    Study.objects.all().delete()
+    monkeypatch.setattr("protocols.pairwise.bundle_checks.ASSIGNMENT_BATCH", 1)
+    held, write_batch = [], bundle._write_batch
+
+    def counted(study, batch, *args):
+        gc.collect()
+        held.append(sum(isinstance(o, PairwiseAssignmentSpec) for o in gc.get_objects()))
+        return write_batch(study, batch, *args)
+
+    monkeypatch.setattr(bundle, "_write_batch", counted)
+    study_import_bundle(directory=tmp_path / "whole")
+    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
+    assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")
+    assert len(held) == 4 and max(held) <= 1, held

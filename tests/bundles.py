@@ -57,3 +57,23 @@ def annotation(segment, category, start, end, text, paired=None, **extra):
         item["paired"] = paired
     item.update(extra)
     return item
+
+
+def held_while_writing(monkeypatch, protocol, spec_class, batch):
+    """Make protocol `protocol`'s bundle import spool its checked assignments `batch` at a time, and
+    count, as each batch is written, how many `spec_class` objects are alive: the returned list gets
+    one count per batch written."""
+    import gc
+    import importlib
+
+    bundle = importlib.import_module(f"protocols.{protocol}.bundle")
+    monkeypatch.setattr(f"protocols.{protocol}.bundle_checks.ASSIGNMENT_BATCH", batch)
+    held, write_batch = [], bundle._write_batch
+
+    def counted(study, written, *args):
+        gc.collect()  # what an earlier test left in reference cycles is not held by this import
+        held.append(sum(isinstance(o, spec_class) for o in gc.get_objects()))
+        return write_batch(study, written, *args)
+
+    monkeypatch.setattr(bundle, "_write_batch", counted)
+    return held

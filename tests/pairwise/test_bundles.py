@@ -12,6 +12,7 @@ from bundles import BundleInvalid
 from bundles.services import study_export_bundle, study_import_bundle
 from protocols.pairwise.models import PairwiseChoice
 from studies.models import Study
+from tests.bundles import held_while_writing
 from tests.pairwise.bundles import SYSTEMS, pair_assignment, pairwise_documents, write_pairwise_bundle
 
 pytestmark = pytest.mark.django_db
@@ -214,9 +215,6 @@ def test_choices_written_a_batch_at_a_time_are_the_choices_written_at_once(tmp_p
     """Checked lines wait on disk and are written a batch at a time, each batch reading its own
     documents' ids: batches of one give the same study, byte for byte, and at most a batch of
     checked lines is in memory while one is written."""
-    import gc
-
-    from protocols.pairwise import bundle
     from protocols.pairwise.bundle_checks import PairwiseAssignmentSpec
 
     study_import_bundle(
@@ -225,15 +223,7 @@ def test_choices_written_a_batch_at_a_time_are_the_choices_written_at_once(tmp_p
     study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
     Assignment.objects.all().delete()
     Study.objects.all().delete()
-    monkeypatch.setattr("protocols.pairwise.bundle_checks.ASSIGNMENT_BATCH", 1)
-    held, write_batch = [], bundle._write_batch
-
-    def counted(study, batch, *args):
-        gc.collect()
-        held.append(sum(isinstance(o, PairwiseAssignmentSpec) for o in gc.get_objects()))
-        return write_batch(study, batch, *args)
-
-    monkeypatch.setattr(bundle, "_write_batch", counted)
+    held = held_while_writing(monkeypatch, "pairwise", PairwiseAssignmentSpec, 1)
     study_import_bundle(directory=tmp_path / "whole")
     study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
     assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")

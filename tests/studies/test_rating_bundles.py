@@ -10,6 +10,7 @@ from bundles.services import study_export_bundle, study_import_bundle
 from protocols.rating.models import BestWorstJudgment, Rating
 from reports.study_report import study_report_data
 from studies.models import Study
+from tests.bundles import held_while_writing
 from tests.rating_bundles import SYSTEMS, write_rating_bundle
 
 pytestmark = pytest.mark.django_db
@@ -153,10 +154,7 @@ def test_ratings_written_a_batch_at_a_time_are_the_ratings_written_at_once(
     """Checked lines wait on disk and are written a batch at a time, each batch reading its own
     documents' ids: batches of one give the same study, byte for byte, and at most a batch of
     checked lines is in memory while one is written (before, all of them and their rows were)."""
-    import gc
-
     from bundles.specs import AssignmentSpec
-    from protocols.rating import bundle
 
     study_import_bundle(
         directory=write_rating_bundle(tmp_path / "in", protocol=protocol, assignments=lines())
@@ -164,15 +162,7 @@ def test_ratings_written_a_batch_at_a_time_are_the_ratings_written_at_once(
     study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
     Assignment.objects.all().delete()
     Study.objects.all().delete()
-    monkeypatch.setattr("protocols.rating.bundle_checks.ASSIGNMENT_BATCH", 1)
-    held, write_batch = [], bundle._write_batch
-
-    def counted(study, batch, *args):
-        gc.collect()
-        held.append(sum(isinstance(o, AssignmentSpec) for o in gc.get_objects()))
-        return write_batch(study, batch, *args)
-
-    monkeypatch.setattr(bundle, "_write_batch", counted)
+    held = held_while_writing(monkeypatch, "rating", AssignmentSpec, 1)
     study_import_bundle(directory=tmp_path / "whole")
     study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
     assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")

@@ -14,6 +14,7 @@ from bundles.services import study_add_documents, study_export_bundle, study_imp
 from protocols.translation.models import SegmentScore, TranslationError
 from protocols.translation.report import study_report
 from studies.models import Category, Study, Taxonomy
+from tests.bundles import held_while_writing
 from tests.translation.bundles import DOCUMENTS, translation_yaml, work_lines, write_translation_bundle
 
 pytestmark = [
@@ -542,20 +543,9 @@ def test_work_written_a_batch_at_a_time_is_the_work_written_at_once(tmp_path, mo
 def test_checked_work_is_not_held_while_it_is_written(tmp_path, monkeypatch):
     """While a batch is written, the assignments checked for later batches are on disk: at most a
     batch of them is in memory (before, every checked assignment and its errors and scores were)."""
-    import gc
-
-    from protocols.translation import bundle
     from protocols.translation.bundle_checks import TranslationAssignmentSpec
 
-    monkeypatch.setattr("protocols.translation.bundle_checks.ASSIGNMENT_BATCH", 2)
-    held, write_batch = [], bundle._write_batch
-
-    def counted(study, batch, *args):
-        gc.collect()  # what an earlier test left in reference cycles is not held by this import
-        held.append(sum(isinstance(o, TranslationAssignmentSpec) for o in gc.get_objects()))
-        return write_batch(study, batch, *args)
-
-    monkeypatch.setattr(bundle, "_write_batch", counted)
+    held = held_while_writing(monkeypatch, "translation", TranslationAssignmentSpec, 2)
     directory = translation_bundle(tmp_path / "in", "contrastive-esa")
     assert study_import_bundle(directory=directory).assignments == 5
     assert len(held) == 3 and max(held) <= 2, held

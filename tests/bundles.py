@@ -77,3 +77,26 @@ def held_while_writing(monkeypatch, protocol, spec_class, batch):
 
     monkeypatch.setattr(bundle, "_write_batch", counted)
     return held
+
+
+def whole_and_batched(tmp_path, directory, monkeypatch, protocol, spec_class, batch=1):
+    """Import the bundle in `directory` and export it ("whole"), empty the database's studies and
+    taxonomies, import that export again `batch` checked assignments at a time and export it
+    ("batched"). Returns (the two exports' files by name, the counts of held_while_writing)."""
+    from pathlib import Path
+
+    from annotations.models import Assignment
+    from bundles.services import study_export_bundle, study_import_bundle
+    from studies.models import Category, Study, Taxonomy
+
+    def exported(name):
+        study_export_bundle(study=Study.objects.get(), directory=tmp_path / name)
+        return {path.name: path.read_bytes() for path in sorted(Path(tmp_path / name).iterdir())}
+
+    study_import_bundle(directory=directory)
+    whole = exported("whole")
+    for model in (Assignment, Study, Category, Taxonomy):
+        model.objects.all().delete()
+    held = held_while_writing(monkeypatch, protocol, spec_class, batch)
+    study_import_bundle(directory=tmp_path / "whole")
+    return (whole, exported("batched")), held

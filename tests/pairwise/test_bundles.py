@@ -12,7 +12,7 @@ from bundles import BundleInvalid
 from bundles.services import study_export_bundle, study_import_bundle
 from protocols.pairwise.models import PairwiseChoice
 from studies.models import Study
-from tests.bundles import held_while_writing
+from tests.bundles import whole_and_batched
 from tests.pairwise.bundles import SYSTEMS, pair_assignment, pairwise_documents, write_pairwise_bundle
 
 pytestmark = pytest.mark.django_db
@@ -217,14 +217,9 @@ def test_choices_written_a_batch_at_a_time_are_the_choices_written_at_once(tmp_p
     checked lines is in memory while one is written."""
     from protocols.pairwise.bundle_checks import PairwiseAssignmentSpec
 
-    study_import_bundle(
-        directory=write_pairwise_bundle(tmp_path / "in", config=STRENGTH, assignments=lines())
+    directory = write_pairwise_bundle(tmp_path / "in", config=STRENGTH, assignments=lines())
+    (whole, batched), held = whole_and_batched(
+        tmp_path, directory, monkeypatch, "pairwise", PairwiseAssignmentSpec
     )
-    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
-    Assignment.objects.all().delete()
-    Study.objects.all().delete()
-    held = held_while_writing(monkeypatch, "pairwise", PairwiseAssignmentSpec, 1)
-    study_import_bundle(directory=tmp_path / "whole")
-    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
-    assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")
+    assert whole == batched
     assert len(held) == 4 and max(held) <= 1, held

@@ -10,7 +10,7 @@ from bundles.services import study_export_bundle, study_import_bundle
 from protocols.rating.models import BestWorstJudgment, Rating
 from reports.study_report import study_report_data
 from studies.models import Study
-from tests.bundles import held_while_writing
+from tests.bundles import whole_and_batched
 from tests.rating_bundles import SYSTEMS, write_rating_bundle
 
 pytestmark = pytest.mark.django_db
@@ -156,14 +156,7 @@ def test_ratings_written_a_batch_at_a_time_are_the_ratings_written_at_once(
     checked lines is in memory while one is written (before, all of them and their rows were)."""
     from bundles.specs import AssignmentSpec
 
-    study_import_bundle(
-        directory=write_rating_bundle(tmp_path / "in", protocol=protocol, assignments=lines())
-    )
-    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "whole")
-    Assignment.objects.all().delete()
-    Study.objects.all().delete()
-    held = held_while_writing(monkeypatch, "rating", AssignmentSpec, 1)
-    study_import_bundle(directory=tmp_path / "whole")
-    study_export_bundle(study=Study.objects.get(), directory=tmp_path / "batched")
-    assert read_all(tmp_path / "whole") == read_all(tmp_path / "batched")
+    directory = write_rating_bundle(tmp_path / "in", protocol=protocol, assignments=lines())
+    (whole, batched), held = whole_and_batched(tmp_path, directory, monkeypatch, "rating", AssignmentSpec)
+    assert whole == batched
     assert len(held) == 4 and max(held) <= 1, held

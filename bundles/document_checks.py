@@ -1,6 +1,7 @@
 """Check document records (documents.jsonl or FALTE's documents.json)."""
 
 import hashlib
+import sys
 
 from studies.models import Document
 from studies.sentences import join_sentences
@@ -49,6 +50,10 @@ def check_documents(
             continue
         first_line[external_id] = record.line
         spec.digest = texts_digest(spec.segments)
+        # Kept until the write: the names many documents share (a system, an input, a block) once each.
+        spec.input_id, spec.system, spec.kind, spec.block = map(
+            _shared, (spec.input_id, spec.system, spec.kind, spec.block)
+        )
         if texts is not None:
             texts.add(external_id, spec.segments, spec.meta)
         if each is not None:
@@ -61,6 +66,10 @@ def check_documents(
         documents.append(spec)
     _warn_identical_outputs(documents, first_line, problems, file)
     return documents, broken
+
+
+def _shared(name):
+    return sys.intern(name) if type(name) is str else name
 
 
 def texts_digest(segments):

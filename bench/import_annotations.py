@@ -12,12 +12,14 @@ checkout too, in the same run, into its own fresh database.
 
 `--plain` imports the documents alone (no assignments.jsonl), the bundle of bench/import_bundle.py.
 `--likert` imports a Likert study: blocks of 2 inputs x 5 systems (one segment each), 3 raters per
-block rating every document. `--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
+block rating every document; `--pairwise` the same blocks, each rater choosing between every pair
+of one input's summaries. `--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
 5 systems): 3 raters per translation, each scoring every segment and marking an error in every
 other one.
 """
 
 import argparse
+import itertools
 import json
 import os
 import subprocess
@@ -58,12 +60,20 @@ def write_esa_work_bundle(directory, documents):
 LIKERT_SYSTEMS, LIKERT_INPUTS = 5, 2  # a block: 2 inputs x 5 systems
 
 
-def write_likert_bundle(directory, documents):
-    """A Likert study of `documents` summaries in blocks of 10, each block rated by RATERS workers."""
+STUDY_YAML = {
+    "likert": "config:\n  scale: {min: 1, max: 5}\n  question: Is it consistent?\n",
+    "pairwise": "config:\n  question: Which summary is more faithful to the article?\n",
+}
+
+
+def write_block_bundle(directory, documents, protocol):
+    """A Likert or pairwise study of `documents` summaries in blocks of 10 (2 inputs x 5 systems),
+    each block done by RATERS workers: every document rated (Likert), or every pair of one input's
+    summaries chosen between (pairwise: 20 choices a line)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "study.yaml").write_text(
-        "slug: bench-likert\ntitle: Likert import benchmark\nprotocol: likert\n"
-        f"annotators_per_document: {RATERS}\nconfig:\n  scale: {{min: 1, max: 5}}\n  question: Is it consistent?\n"
+        f"slug: bench-{protocol}\ntitle: {protocol} import benchmark\nprotocol: {protocol}\n"
+        f"annotators_per_document: {RATERS}\n{STUDY_YAML[protocol]}"
     )
     per_block = LIKERT_SYSTEMS * LIKERT_INPUTS
     with (
@@ -71,23 +81,30 @@ def write_likert_bundle(directory, documents):
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as lines,
     ):
         for block in range(documents // per_block):
-            members = []
+            inputs = []
             for item in range(LIKERT_INPUTS):
                 input_id = f"b{block:06d}-in{item}"
-                for system in range(LIKERT_SYSTEMS):
-                    members.append(f"{input_id}-sys{system}")
-                    record = {"id": members[-1], "block": f"b{block:06d}", "input_id": input_id, "system": f"sys{system}",
+                inputs.append([f"{input_id}-sys{system}" for system in range(LIKERT_SYSTEMS)])
+                for system, name in enumerate(inputs[-1]):
+                    record = {"id": name, "block": f"b{block:06d}", "input_id": input_id, "system": f"sys{system}",
                               "source": f"Article {input_id}: the mayor opened the bridge on Tuesday.",
                               "segments": [f"Summary of {input_id} by system {system}: the bridge opened."]}  # fmt: skip
                     documents_file.write(json.dumps(record) + "\n")
             for rater in range(RATERS):
-                ratings = [
-                    {"document": d, "score": 1 + (block + rater + n) % 5} for n, d in enumerate(members)
-                ]
-                lines.write(
-                    json.dumps({"annotator": f"rater{rater}", "block": f"b{block:06d}", "ratings": ratings})
-                    + "\n"
-                )
+                line = {"annotator": f"rater{rater}", "block": f"b{block:06d}"}
+                if protocol == "likert":
+                    members = [name for names in inputs for name in names]
+                    line["ratings"] = [
+                        {"document": d, "score": 1 + (block + rater + n) % 5} for n, d in enumerate(members)
+                    ]
+                else:
+                    line["choices"] = [
+                        {"left": left, "right": right, "choice": "left" if (block + rater + n) % 2 else "right",
+                         "strength": None}
+                        for names in inputs
+                        for n, (left, right) in enumerate(itertools.combinations(names, 2))
+                    ]  # fmt: skip
+                lines.write(json.dumps(line) + "\n")
 
 
 def import_once(root, bundle, database):
@@ -114,6 +131,7 @@ def main():
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
     parser.add_argument("--translation", action="store_true", help="an ESA study with scores and errors")
     parser.add_argument("--likert", action="store_true", help="a Likert study rated in blocks")
+    parser.add_argument("--pairwise", action="store_true", help="a pairwise study chosen in blocks")
     parser.add_argument(
         "--prefix",
         "--database-prefix",
@@ -123,12 +141,14 @@ def main():
     )
     args = parser.parse_args()
     for documents in [int(n) for n in args.documents.split(",")]:
-        if args.likert:
-            bundle = ROOT / "bench" / "out" / f"likert-{documents}"
-            write_likert_bundle(bundle, documents)
+        if args.likert or args.pairwise:
+            protocol = "likert" if args.likert else "pairwise"
+            bundle = ROOT / "bench" / "out" / f"{protocol}-{documents}"
+            write_block_bundle(bundle, documents, protocol)
             blocks = documents // (LIKERT_SYSTEMS * LIKERT_INPUTS)
-            what = (f"{documents:,} Likert documents in {blocks:,} blocks, {blocks * RATERS:,} assignments, "
-                    f"{blocks * RATERS * LIKERT_SYSTEMS * LIKERT_INPUTS:,} ratings")  # fmt: skip
+            per_line = LIKERT_SYSTEMS * LIKERT_INPUTS if args.likert else 20
+            what = (f"{documents:,} {protocol} documents in {blocks:,} blocks, {blocks * RATERS:,} assignments, "
+                    f"{blocks * RATERS * per_line:,} {'ratings' if args.likert else 'choices'}")  # fmt: skip
         elif args.translation:
             bundle = ROOT / "bench" / "out" / f"esa-{documents}"
             write_esa_work_bundle(bundle, documents)
@@ -144,9 +164,13 @@ def main():
             what = f"{documents:,} documents x {args.segments} segments, {documents * 3:,} assignments, ~{documents * 90:,} spans"
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         for label, root in runs:
-            kind = (
-                "likert_" if args.likert else "esa_" if args.translation else "plain_" if args.plain else ""
+            chosen = (
+                ("likert", args.likert),
+                ("pairwise", args.pairwise),
+                ("esa", args.translation),
+                ("plain", args.plain),
             )
+            kind = next((f"{name}_" for name, on in chosen if on), "")
             database = f"{args.prefix}_{kind}{documents}_{label.split()[0]}"
             wall, cpu, pg, peak = import_once(root, bundle, database)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())

@@ -38,8 +38,14 @@ def read_paths(path=FIGURES):
     return {name: sorted(points) for name, points in paths.items()}
 
 
+LEGEND_COLUMNS = 3
+
+
 def draw(paths):
-    figure = Figure(figsize=(10, 4.2))
+    # The legend goes under the two plots, in columns: the figure grows with the paths measured.
+    legend_rows = -(-len(paths) // LEGEND_COLUMNS)
+    legend_height = 0.17 * legend_rows + 0.2
+    figure = Figure(figsize=(11, 4.2 + legend_height))
     memory, time = figure.subplots(1, 2)
     for number, (name, points) in enumerate(sorted(paths.items())):
         style = {"color": f"C{number}", "marker": "o", "label": name,
@@ -61,8 +67,9 @@ def draw(paths):
         axes.set_xlabel("Study size / smallest size")
         axes.set_title(title, fontsize=10)
         axes.grid(True, which="both", linewidth=0.3)
-    memory.legend(fontsize=7, loc="upper left")
-    figure.tight_layout()
+    handles, labels = memory.get_legend_handles_labels()
+    figure.legend(handles, labels, fontsize=7, loc="lower center", ncol=LEGEND_COLUMNS, frameon=False)
+    figure.tight_layout(rect=(0, legend_height / (4.2 + legend_height), 1, 1))
     return figure
 
 

@@ -61,3 +61,35 @@ class Spool:
     def close(self):
         if self._file is not None:
             self._file.close()
+
+
+class CheckedAssignments:
+    """The assignments checking accepted, spooled to disk until the write, with what the write and
+    the import's summary need of all of them gathered as they come: their workers (platform,
+    annotator) and how many annotations they hold (`count(spec)`). Reading the spool back for those
+    would unpickle the whole study once more.
+
+    Supports append, len() and truth, and `batches()`, like the Spool it keeps; a protocol may store
+    its specs in a leaner form by overriding `kept(spec)`.
+    """
+
+    def __init__(self, count, batch=BATCH):
+        self.spool = Spool(batch=batch)
+        self.count = count
+        self.annotations = 0
+        self.workers = set()  # (platform, annotator)
+
+    def append(self, spec):
+        self.annotations += self.count(spec)
+        self.workers.add((spec.platform, spec.annotator))
+        self.spool.append(self.kept(spec))
+
+    def kept(self, spec):
+        """What waits on disk of `spec`: the spec itself."""
+        return spec
+
+    def __len__(self):
+        return len(self.spool)
+
+    def batches(self):
+        return self.spool.batches()

@@ -58,7 +58,7 @@ def check_work(directory, spec, documents, broken, locate, problems):
     assignments = check_assignments(
         records, problems, blocks=blocks, broken=set(broken) | refused, study=spec
     )
-    return BundleWork(assignments=assignments, annotations=sum(len(a.choices) for a in assignments))
+    return BundleWork(assignments=assignments, annotations=assignments.annotations)
 
 
 def write_work(study, work, segment_ids):
@@ -67,7 +67,7 @@ def write_work(study, work, segment_ids):
     choices go in through the bulk path."""
     if not work.assignments:
         return
-    workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
+    workers = workers_for(work.assignments.workers)
     for batch in work.assignments.batches():
         _write_batch(study, batch, workers)
 

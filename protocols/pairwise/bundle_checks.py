@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
-from bundles.spool import Spool
+from bundles.spool import CheckedAssignments
 
 from . import config
 
@@ -85,7 +85,7 @@ def check_outputs(documents, problems, file, line_of):
 
 def check_assignments(records, problems, *, blocks, broken, study):
     """The lines of assignments.jsonl as PairwiseAssignmentSpecs (`study`: anything with the config),
-    in a Spool (on disk until the write, a batch at a time).
+    in a CheckedAssignments (on disk until the write, a batch at a time).
 
     `broken` documents were reported already: a line naming one is left out
     without a second message.
@@ -94,7 +94,7 @@ def check_assignments(records, problems, *, blocks, broken, study):
         records,
         problems,
         lambda record: _check_line(record, problems, blocks, broken, study),
-        Spool(ASSIGNMENT_BATCH),
+        CheckedAssignments(lambda spec: len(spec.choices), batch=ASSIGNMENT_BATCH),
     )
 
 

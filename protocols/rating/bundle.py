@@ -30,9 +30,7 @@ def check_work(directory, spec, documents, broken, locate, problems):
         records, problems, blocks=blocks, protocol=spec.protocol, scale=(scale.get("min", 1), scale.get("max", 5)),
         value_scale=spec.config.get("bws", {}).get("value_scale"),
     )  # fmt: skip
-    return BundleWork(
-        assignments=assignments, annotations=sum(len(a.ratings) + len(a.judgments) for a in assignments)
-    )
+    return BundleWork(assignments=assignments, annotations=assignments.annotations)
 
 
 def write_work(study, work, segment_ids):
@@ -41,7 +39,7 @@ def write_work(study, work, segment_ids):
     ids; the rows go in through the bulk path."""
     if not work.assignments:
         return
-    workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
+    workers = workers_for(work.assignments.workers)
     for batch in work.assignments.batches():
         _write_batch(study, batch, workers)
 

@@ -3,20 +3,21 @@
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 from bundles.specs import AssignmentSpec
-from bundles.spool import Spool
+from bundles.spool import CheckedAssignments
 
 BLOCK_FIELDS = HEADER_FIELDS | {"ratings", "judgments"}
 ASSIGNMENT_BATCH = 500  # assignments per batch on disk, and per batch written
 
 
 def check_block_assignments(records, problems, *, blocks, protocol, scale=(1, 5), value_scale=None):
-    """The lines as specs in a Spool (on disk until the write: a study's ratings may be millions);
+    """The lines as specs in a CheckedAssignments (on disk until the write: a study's ratings may be
+    millions);
     `blocks` maps a block label to the external ids of its documents."""
     return unique_block_lines(
         records,
         problems,
         lambda record: _check_block_assignment(record, problems, blocks, protocol, scale, value_scale),
-        Spool(ASSIGNMENT_BATCH),
+        CheckedAssignments(lambda spec: len(spec.ratings) + len(spec.judgments), batch=ASSIGNMENT_BATCH),
     )
 
 

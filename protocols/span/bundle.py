@@ -16,7 +16,7 @@ from .assistance.bundle import (
     write_suggestions,
 )
 from .bundle_checks import check_assignments
-from .bundle_writing import CheckedAssignments, write_assignments
+from .bundle_writing import CheckedSpanAssignments, write_assignments
 from .document_questions import (
     document_questions_problems,
     normalized_questions,
@@ -48,7 +48,7 @@ def check_work(directory, spec, documents, broken, locate, problems, texts=None)
     if not path.is_file():
         return BundleWork(extra=suggestions)
     records = read_jsonl(path, "assignments.jsonl", problems)
-    checked = CheckedAssignments()
+    checked = CheckedSpanAssignments()
     _, located = check_assignments(
         records, problems, documents=segments_of, categories=categories, broken=broken, locate=locate,
         questions=_bundle_questions(spec), suggestions=suggestions, keep=checked.append,

@@ -3,7 +3,7 @@ PostgreSQL), a batch of assignments at a time, with the ids each batch needs rea
 
 from bundles.bulk import insert_rows
 from bundles.references import references_checked_here
-from bundles.spool import Spool
+from bundles.spool import CheckedAssignments
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
 from studies.models import Category, Segment
 
@@ -19,7 +19,7 @@ SPAN_COLUMNS = (
 )  # fmt: skip
 
 
-class CheckedAssignments:
+class CheckedSpanAssignments(CheckedAssignments):
     """The assignments checking accepted, spooled to disk until the write (bundles/spool.py).
 
     Each is kept as (its SpanAssignmentSpec without annotations, its spans as plain tuples):
@@ -27,22 +27,12 @@ class CheckedAssignments:
     """
 
     def __init__(self):
-        self.spool = Spool(batch=ASSIGNMENT_BATCH)
-        self.annotations = 0
-        self.workers = set()  # (platform, annotator)
+        super().__init__(lambda spec: len(spec.annotations), batch=ASSIGNMENT_BATCH)
 
-    def append(self, spec):
-        self.annotations += len(spec.annotations)
-        self.workers.add((spec.platform, spec.annotator))
+    def kept(self, spec):
         spans = tuple(_span_tuple(annotation) for annotation in spec.annotations)
         spec.annotations = []
-        self.spool.append((spec, spans))
-
-    def __len__(self):
-        return len(self.spool)
-
-    def batches(self):
-        return self.spool.batches()
+        return spec, spans
 
 
 def _span_tuple(annotation):

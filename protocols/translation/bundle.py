@@ -97,7 +97,7 @@ def check_work(directory, spec, documents, broken, locate, problems, texts=None)
     records = read_jsonl(path, "assignments.jsonl", problems)
     assignments = check_assignments(records, problems, documents=documents, rules=rules, broken=broken)
     return BundleWork(
-        assignments=assignments, annotations=sum(len(a.errors) + len(a.scores) for a in assignments),
+        assignments=assignments, annotations=assignments.annotations,
         extra=suggestions,
     )  # fmt: skip
 
@@ -110,7 +110,7 @@ def write_work(study, work, segment_ids):
     suggested = write_suggestions(study, work.extra, category_ids) if work.extra else {}
     if not work.assignments:
         return
-    workers = workers_for({(spec.platform, spec.annotator) for spec in work.assignments})
+    workers = workers_for(work.assignments.workers)
     for batch in work.assignments.batches():
         _write_batch(study, batch, workers, category_ids, suggested)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header, unique_block_lines
 from bundles.specs import AssignmentSpec
-from bundles.spool import Spool
+from bundles.spool import CheckedAssignments
 
 from .bundle_errors import ERROR_FIELDS, check_error
 from .bundle_suggestions import check_prefilled
@@ -100,8 +100,8 @@ def _one_source_a_block(spec, where, input_of_block, problems, file):
 
 
 def check_assignments(records, problems, *, documents, rules, broken=()):
-    """The lines of assignments.jsonl as TranslationAssignmentSpecs, in a Spool (bundles/spool.py:
-    on disk until the write, a campaign's errors and scores are millions); `documents` maps an
+    """The lines of assignments.jsonl as TranslationAssignmentSpecs, in a CheckedAssignments
+    (bundles/spool.py: on disk until the write, a campaign's errors and scores are millions); `documents` maps an
     external id to its DocumentSpec. Lines of `broken` documents (reported already) are passed over."""
     if rules.contrastive:
         blocks = {}
@@ -112,9 +112,9 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
             records,
             problems,
             lambda r: _check_block_line(r, problems, blocks, documents, rules, broken),
-            Spool(ASSIGNMENT_BATCH),
+            _checked(),
         )
-    specs, first_line = Spool(ASSIGNMENT_BATCH), {}
+    specs, first_line = _checked(), {}
     for record in records:
         if isinstance(record.value, dict) and str(record.value.get("document")) in broken:
             continue
@@ -130,6 +130,11 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
         first_line.setdefault(identity, record.line)
         specs.append(spec)
     return specs
+
+
+def _checked():
+    """Where checked lines wait for the write, their errors and scores counted as they come."""
+    return CheckedAssignments(lambda spec: len(spec.errors) + len(spec.scores), batch=ASSIGNMENT_BATCH)
 
 
 def _check_line(record, problems, documents, rules):

@@ -1,17 +1,18 @@
 """Check document records (documents.jsonl or FALTE's documents.json)."""
 
 import hashlib
-import sys
 
 from studies.models import Document
 from studies.sentences import join_sentences
 
+from .checked_documents import CheckedDocuments
 from .fields import is_int, text_field, unknown_fields
 from .problems import Problems
 from .specs import DocumentSpec
 
 DOCUMENT_FIELDS = {"id", "segments", "sentences", "input_id", "system", "source", "kind", "meta", "block"}
 DEFAULT_SENTENCES_PER_SEGMENT = 3
+DOCUMENT_KINDS = tuple(Document.Kind.values)  # once: the enum builds the list anew on each use
 
 
 def check_documents(
@@ -19,8 +20,8 @@ def check_documents(
 ):
     """Check every document record.
 
-    Returns (good DocumentSpecs, ids of documents that had problems), so that
-    assignments for a broken document are not reported a second time.
+    Returns (good DocumentSpecs in a CheckedDocuments, on disk until the write; ids of documents
+    that had problems), so that assignments for a broken document are not reported a second time.
     `existing_ids` are the study's stored documents (adding to a study). With
     `keep_texts=False` the specs keep their digest, not their segments (see
     `documents_again`): memory then does not grow with the texts. With `texts` (a SegmentTexts,
@@ -28,7 +29,7 @@ def check_documents(
     `each` (a protocol's bundle_document_check) is called with each good spec before its texts
     are let go; with `keep_texts=False` its meta is let go too (the write reads the file again).
     """
-    documents, broken, first_line, file = [], set(), {}, ""
+    documents, broken, file = CheckedDocuments(), set(), ""
     existing_ids = set(existing_ids)
     for record in records:
         file = record.file
@@ -41,19 +42,14 @@ def check_documents(
                 broken.add(str(record.value.get("id", record.value.get("__falte_id"))))
             continue
         external_id = spec.external_id
-        if external_id in first_line:
+        if external_id in documents:
             problems.add(record.file, record.line,
-                         f"duplicate document id '{external_id}' (first on line {first_line[external_id]})")  # fmt: skip
+                         f"duplicate document id '{external_id}' (first on line {documents.line_of(external_id)})")  # fmt: skip
             continue
         if external_id in existing_ids:
             problems.add(record.file, record.line, f"document id '{external_id}' is already in the study")
             continue
-        first_line[external_id] = record.line
         spec.digest = texts_digest(spec.segments)
-        # Kept until the write: the names many documents share (a system, an input, a block) once each.
-        spec.input_id, spec.system, spec.kind, spec.block = map(
-            _shared, (spec.input_id, spec.system, spec.kind, spec.block)
-        )
         if texts is not None:
             texts.add(external_id, spec.segments, spec.meta)
         if each is not None:
@@ -63,13 +59,9 @@ def check_documents(
             spec.segments = spec.sentences = spec.source = None
             if (each is not None and not keep_texts) or texts is not None:
                 spec.meta = None  # on disk with the texts, or read again with the file at the write
-        documents.append(spec)
-    _warn_identical_outputs(documents, first_line, problems, file)
+        documents.add(spec)
+    _warn_identical_outputs(documents, problems, file)
     return documents, broken
-
-
-def _shared(name):
-    return sys.intern(name) if type(name) is str else name
 
 
 def texts_digest(segments):
@@ -86,13 +78,13 @@ def documents_again(records, checked, file, *, sentences_per_segment=None):
     transaction writes nothing.
     """
     problems = Problems()
-    position = 0
+    position, expected_specs = 0, iter(checked)
     for record in records:
         if isinstance(record.value, dict) and "__falte_id" in record.value:
             spec = _check_falte(record, problems, sentences_per_segment)
         else:
             spec = _check_document(record, problems)
-        expected = checked[position] if position < len(checked) else None
+        expected = next(expected_specs, None)
         if spec is None or expected is None or spec.external_id != expected.external_id or (
             texts_digest(spec.segments) != expected.digest
         ):  # fmt: skip
@@ -106,22 +98,17 @@ def documents_again(records, checked, file, *, sentences_per_segment=None):
         problems.raise_if_any()
 
 
-def _warn_identical_outputs(documents, first_line, problems, file):
+def _warn_identical_outputs(documents, problems, file):
     """Outputs of different systems for the same input that are the same text (all segments joined).
 
     Not an error, but a tie no rating can break: Tang et al. sampled only inputs without them.
+    A digest of the texts is compared, not the texts: keeping every text would hold the file twice.
     """
-    first_of = {}
-    for spec in documents:
-        if not spec.input_id:
-            continue
-        # A digest of the texts, not the texts: keeping every text would hold the whole file twice.
-        first = first_of.setdefault((spec.input_id, spec.digest), spec)
-        if first is not spec and first.system != spec.system:
-            at = "" if first_line[first.external_id] is None else f", line {first_line[first.external_id]}"
-            problems.warn(file, first_line[spec.external_id],
-                          f"document '{spec.external_id}' (system '{spec.system}') has the same text as "
-                          f"'{first.external_id}' (system '{first.system}'{at}) for input '{spec.input_id}'")  # fmt: skip
+    for spec, first in documents.identical_outputs():
+        at = "" if first.line is None else f", line {first.line}"
+        problems.warn(file, spec.line,
+                      f"document '{spec.external_id}' (system '{spec.system}') has the same text as "
+                      f"'{first.external_id}' (system '{first.system}'{at}) for input '{spec.input_id}'")  # fmt: skip
 
 
 def _check_document(record, problems):
@@ -152,10 +139,8 @@ def _check_document(record, problems):
     if sentences is not None and ok:
         ok = _check_sentences(sentences, segments, external_id, file, line, problems)
     kind = value.get("kind", Document.Kind.MAIN)
-    if kind not in Document.Kind.values:
-        problems.add(
-            file, line, f"document '{external_id}': kind must be one of {', '.join(Document.Kind.values)}"
-        )
+    if kind not in DOCUMENT_KINDS:
+        problems.add(file, line, f"document '{external_id}': kind must be one of {', '.join(DOCUMENT_KINDS)}")
         ok = False
     meta = value.get("meta") or {}
     if isinstance(meta, dict) and "data" in meta:

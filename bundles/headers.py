@@ -13,6 +13,8 @@ HEADER_FIELDS = {
     "annotator", "platform", "kind", "block", "active_seconds", "submitted_at", "arm", "feedback",
 }  # fmt: skip
 ARM = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+# Once: the enums build their lists anew on each use, and a study has a line per worker and block.
+PLATFORMS, ASSIGNMENT_KINDS = tuple(Worker.Platform.values), tuple(Assignment.Kind.values)
 
 
 def check_header(value, file, line, problems):
@@ -29,16 +31,12 @@ def check_header(value, file, line, problems):
         problems.add(file, line, "'annotator' is required")
         ok = False
     platform = value.get("platform", Worker.Platform.IMPORT)
-    if platform not in Worker.Platform.values:
-        problems.add(
-            file, line, f"unknown platform '{platform}' (one of {', '.join(Worker.Platform.values)})"
-        )
+    if platform not in PLATFORMS:
+        problems.add(file, line, f"unknown platform '{platform}' (one of {', '.join(PLATFORMS)})")
         ok = False
     kind = value.get("kind", Assignment.Kind.MAIN)
-    if kind not in Assignment.Kind.values:
-        problems.add(
-            file, line, f"unknown assignment kind '{kind}' (one of {', '.join(Assignment.Kind.values)})"
-        )
+    if kind not in ASSIGNMENT_KINDS:
+        problems.add(file, line, f"unknown assignment kind '{kind}' (one of {', '.join(ASSIGNMENT_KINDS)})")
         ok = False
     active_seconds = value.get("active_seconds", 0)
     if not is_int(active_seconds) or active_seconds < 0:

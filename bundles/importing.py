@@ -92,31 +92,37 @@ def import_bundle(directory, *, locate=False, user=None):
         if not check_one(spec):
             refused.add(spec.external_id)
 
+    checked = None
     try:
-        documents, broken = check_documents(
-            records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts, texts=texts,
-            each=each if check_one else None,
-        )  # fmt: skip
-        if check_one:
-            problems.items += protocol_problems.items
-            problems.warnings += protocol_problems.warnings
-            broken = set(broken) | refused
-        elif known:
-            broken = set(broken) | protocol.bundle_check_documents(documents, problems, documents_file)
-        work = protocol.bundle_check(directory, spec, documents, broken, locate, problems, texts=texts)
-        if known and protocol.works_on == "block":
-            _warn_of_nothing_to_steer(spec, documents, problems)
-    finally:
-        if texts is not None:
-            texts.close()
-    problems.raise_if_any(work.located.summary() if work.located else "")
+        try:
+            checked, broken = check_documents(
+                records, problems, sentences_per_segment=per_segment, keep_texts=keep_texts, texts=texts,
+                each=each if check_one else None,
+            )  # fmt: skip
+            if check_one:
+                problems.items += protocol_problems.items
+                problems.warnings += protocol_problems.warnings
+                broken = set(broken) | refused
+            elif known:
+                broken = set(broken) | protocol.bundle_check_documents(checked, problems, documents_file)
+            work = protocol.bundle_check(directory, spec, checked, broken, locate, problems, texts=texts)
+            if known and protocol.works_on == "block":
+                _warn_of_nothing_to_steer(spec, checked, problems)
+        finally:
+            if texts is not None:
+                texts.close()
+        problems.raise_if_any(work.located.summary() if work.located else "")
 
-    # The texts are read again, a batch at a time, as they are written.
-    if not keep_texts or texts is not None:
-        records = document_records(directory / present[0], present[0], problems)
-        documents = documents_again(records, documents, present[0], sentences_per_segment=per_segment)
-    counted = _Counted(documents)
-    study = write_study(spec, counted, work, user=user, directory=directory)
+        # The texts are read again, a batch at a time, as they are written.
+        documents = checked
+        if not keep_texts or texts is not None:
+            records = document_records(directory / present[0], present[0], problems)
+            documents = documents_again(records, checked, present[0], sentences_per_segment=per_segment)
+        counted = _Counted(documents)
+        study = write_study(spec, counted, work, user=user, directory=directory)
+    finally:
+        if checked is not None:
+            checked.close()
     return ImportResult(
         study=study,
         documents=counted.documents,
@@ -153,20 +159,24 @@ def import_documents(study, path, name):
     # The protocol's problems of the documents come after the core's, as when it checked the list.
     protocol_problems = Problems()
     each = protocol.bundle_document_check(protocol_problems, name)
-    documents, broken = check_documents(records, problems, existing_ids=existing, sentences_per_segment=per_segment,
-                                        keep_texts=keep_texts, each=each)  # fmt: skip
-    if each is None:
-        protocol.bundle_check_documents(documents, problems, name)
-    problems.items += protocol_problems.items
-    problems.warnings += protocol_problems.warnings
-    if not documents and not broken and not problems:
-        problems.add(name, 0, "no documents in the file")
-    problems.raise_if_any()
-    if not keep_texts:
-        documents = documents_again(document_records(path, name, problems), documents, name,
-                                    sentences_per_segment=per_segment)  # fmt: skip
-    counted = _Counted(documents)
-    write_documents(study, counted)
+    checked, broken = check_documents(records, problems, existing_ids=existing, sentences_per_segment=per_segment,
+                                      keep_texts=keep_texts, each=each)  # fmt: skip
+    try:
+        if each is None:
+            protocol.bundle_check_documents(checked, problems, name)
+        problems.items += protocol_problems.items
+        problems.warnings += protocol_problems.warnings
+        if not checked and not broken and not problems:
+            problems.add(name, 0, "no documents in the file")
+        problems.raise_if_any()
+        documents = checked
+        if not keep_texts:
+            documents = documents_again(document_records(path, name, problems), checked, name,
+                                        sentences_per_segment=per_segment)  # fmt: skip
+        counted = _Counted(documents)
+        write_documents(study, counted)
+    finally:
+        checked.close()
     return ImportResult(study=study, documents=counted.documents, segments=counted.segments,
                         warnings=problems.warnings)  # fmt: skip
 

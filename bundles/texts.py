@@ -65,3 +65,4 @@ class SegmentTexts:
 
     def close(self):
         self._file.close()
+        self._where, self._recent = {}, OrderedDict()  # what was read is let go with the file

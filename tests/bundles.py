@@ -59,11 +59,35 @@ def annotation(segment, category, start, end, text, paired=None, **extra):
     return item
 
 
+def alive(cls):
+    """How many `cls` objects are alive, what an earlier test left in reference cycles aside."""
+    import gc
+
+    gc.collect()
+    # type(), not isinstance(): isinstance asks a lazy object (a request's csp_nonce) or a weak
+    # proxy left by another test for its __class__, which evaluates or dereferences it.
+    return sum(type(o) is cls for o in gc.get_objects())
+
+
+def held_while_checking(monkeypatch, module, function, spec_class):
+    """Count, each time `module`.`function` (a check of one line of a work file) is called, how many
+    `spec_class` objects are alive: the returned list gets one count per call."""
+    import importlib
+
+    held, check = [], getattr(importlib.import_module(module), function)
+
+    def counted(*args, **kwargs):
+        held.append(alive(spec_class))
+        return check(*args, **kwargs)
+
+    monkeypatch.setattr(f"{module}.{function}", counted)
+    return held
+
+
 def held_while_writing(monkeypatch, protocol, spec_class, batch):
     """Make protocol `protocol`'s bundle import spool its checked assignments `batch` at a time, and
     count, as each batch is written, how many `spec_class` objects are alive: the returned list gets
     one count per batch written."""
-    import gc
     import importlib
 
     bundle = importlib.import_module(f"protocols.{protocol}.bundle")
@@ -71,10 +95,7 @@ def held_while_writing(monkeypatch, protocol, spec_class, batch):
     held, write_batch = [], bundle._write_batch
 
     def counted(study, written, *args):
-        gc.collect()  # what an earlier test left in reference cycles is not held by this import
-        # type(), not isinstance(): isinstance asks a lazy object (a request's csp_nonce) or a weak
-        # proxy left by another test for its __class__, which evaluates or dereferences it.
-        held.append(sum(type(o) is spec_class for o in gc.get_objects()))
+        held.append(alive(spec_class))
         return write_batch(study, written, *args)
 
     monkeypatch.setattr(bundle, "_write_batch", counted)

@@ -42,45 +42,67 @@ class PairwiseAssignmentSpec:
 
 
 def check_outputs(documents, problems, file, line_of):
-    """The blocks' outputs: {block: {external id: (input id, system)}}.
+    """The blocks' outputs (`documents` a CheckedDocuments): {block: {external id: (input id, system)}},
+    read from disk as assignments name a block, and the ids of the outputs refused.
 
     Every document in a block needs an input id and a system, an input has at
     most one output per system in a block, and a block needs at least one
-    pair. Returns the outputs that passed and the ids of those that did not.
+    pair. Problems come in the order of the documents, then of the blocks.
     """
-    blocks, refused, first_of = {}, set(), {}
-    for spec in documents:
-        if not spec.block:
-            continue
-        where = f"document '{spec.external_id}' (block '{spec.block}')"
-        if not spec.input_id or not spec.system:
-            problems.add(file, line_of(spec.external_id),
-                         f"{where}: a pairwise study needs the 'input_id' and 'system' of every output")  # fmt: skip
-            refused.add(spec.external_id)
-            continue
-        other = first_of.setdefault((spec.block, spec.input_id, spec.system), spec.external_id)
-        if other != spec.external_id:
-            problems.add(file, line_of(spec.external_id),
-                         f"{where}: input '{spec.input_id}' already has an output of system '{spec.system}' "
-                         f"in this block ('{other}'); a pair compares two systems")  # fmt: skip
-            refused.add(spec.external_id)
-            continue
-        blocks.setdefault(spec.block, {})[spec.external_id] = (spec.input_id, spec.system)
-    for block, outputs in blocks.items():
-        sizes = Counter(input_id for input_id, _ in outputs.values())
-        first = next(iter(outputs))
-        if max(sizes.values()) < 2:
-            problems.add(file, line_of(first), f"block '{block}' has no pair to compare: its inputs need "
-                                               "two or more outputs (of different systems) each")  # fmt: skip
-            continue
-        for external_id, (input_id, _) in outputs.items():
-            if sizes[input_id] == 1:
-                problems.warn(file, line_of(external_id),
-                              f"input '{input_id}' has one output in block '{block}' ('{external_id}'): "
-                              "it is in no pair")  # fmt: skip
-    if documents and not any(spec.block for spec in documents):
+    refused, of_documents, of_blocks, any_block = set(), [], [], False
+    for block, members in documents.by_block():
+        any_block = True
+        outputs = {}
+        first_of = {}  # (input, system) -> its first output in the block
+        for output in members:
+            where = f"document '{output.external_id}' (block '{block}')"
+            if not output.input_id or not output.system:
+                of_documents.append((output.position, output.external_id,
+                                     f"{where}: a pairwise study needs the 'input_id' and 'system' of every output"))  # fmt: skip
+                refused.add(output.external_id)
+                continue
+            other = first_of.setdefault((output.input_id, output.system), output.external_id)
+            if other != output.external_id:
+                of_documents.append((output.position, output.external_id,
+                                     f"{where}: input '{output.input_id}' already has an output of system "
+                                     f"'{output.system}' in this block ('{other}'); a pair compares two systems"))  # fmt: skip
+                refused.add(output.external_id)
+                continue
+            outputs[output.external_id] = output.input_id
+        if outputs and any(found := _block_problems(block, outputs)):
+            of_blocks.append(found)  # only blocks with something to say: a study may have 100,000
+    for _, external_id, message in sorted(of_documents, key=lambda problem: problem[0]):
+        problems.add(file, line_of(external_id), message)
+    for problem, warnings in of_blocks:
+        if problem:
+            problems.add(file, line_of(problem[0]), problem[1])
+        for external_id, message in warnings:
+            problems.warn(file, line_of(external_id), message)
+    if documents and not any_block:
         problems.add(file, 0, "no document has a 'block': a pairwise study hands out blocks of outputs")
-    return blocks, refused
+
+    def accepted(members):
+        outputs = {m.external_id: (m.input_id, m.system) for m in members if m.external_id not in refused}
+        return outputs or None
+
+    return documents.blocks(accepted), refused
+
+
+def _block_problems(block, outputs):
+    """(the block's problem as (external id, message), or None; its warnings) for its accepted
+    outputs {external id: input id}."""
+    sizes = Counter(outputs.values())
+    if max(sizes.values()) < 2:
+        return (next(iter(outputs)), f"block '{block}' has no pair to compare: its inputs need "
+                                     "two or more outputs (of different systems) each"), []  # fmt: skip
+    return None, [
+        (
+            external_id,
+            f"input '{input_id}' has one output in block '{block}' ('{external_id}'): it is in no pair",
+        )
+        for external_id, input_id in outputs.items()
+        if sizes[input_id] == 1
+    ]
 
 
 def check_assignments(records, problems, *, blocks, broken, study):

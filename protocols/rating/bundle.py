@@ -22,9 +22,7 @@ def check_work(directory, spec, documents, broken, locate, problems):
     if not path.is_file():
         return BundleWork()
     records = read_jsonl(path, "assignments.jsonl", problems)
-    blocks = {}
-    for document in documents:
-        blocks.setdefault(document.block, set()).add(document.external_id)
+    blocks = documents.blocks()  # {block: its documents' ids}, read from disk as lines name them
     scale = spec.config.get("scale", {})
     assignments = check_block_assignments(
         records, problems, blocks=blocks, protocol=spec.protocol, scale=(scale.get("min", 1), scale.get("max", 5)),

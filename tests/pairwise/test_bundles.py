@@ -223,3 +223,15 @@ def test_choices_written_a_batch_at_a_time_are_the_choices_written_at_once(tmp_p
     )
     assert whole == batched
     assert len(held) == 4 and max(held) <= 1, held
+
+
+def test_no_document_is_held_in_memory_while_the_choices_are_checked(tmp_path, monkeypatch):
+    """The checked documents wait on disk from their check to the write, and a block's outputs are
+    read from there when a line names it: while the lines are checked, no DocumentSpec is alive."""
+    from bundles.specs import DocumentSpec
+    from tests.bundles import held_while_checking
+
+    held = held_while_checking(monkeypatch, "protocols.pairwise.bundle_checks", "_check_line", DocumentSpec)
+    study_import_bundle(directory=write_pairwise_bundle(tmp_path, config=STRENGTH, assignments=lines()))
+    assert len(held) == 4 and max(held) == 0, held
+    assert PairwiseChoice.objects.count() == sum(len(line["choices"]) for line in lines())

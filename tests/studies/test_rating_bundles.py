@@ -160,3 +160,21 @@ def test_ratings_written_a_batch_at_a_time_are_the_ratings_written_at_once(
     (whole, batched), held = whole_and_batched(tmp_path, directory, monkeypatch, "rating", AssignmentSpec)
     assert whole == batched
     assert len(held) == 4 and max(held) <= 1, held
+
+
+@pytest.mark.parametrize(("protocol", "lines"), [("likert", likert_lines), ("bws", bws_lines)])
+def test_no_document_is_held_in_memory_while_the_ratings_are_checked(tmp_path, monkeypatch, protocol, lines):
+    """The checked documents wait on disk (bundles/checked_documents.py) from their check to the
+    write; a line's block is read from there when the line is checked. While the lines are checked,
+    no DocumentSpec is alive (before, every document's was, some 0.5 KB each, and a map of every
+    block's members beside them)."""
+    from bundles.services import study_import_bundle
+    from bundles.specs import DocumentSpec
+    from tests.bundles import held_while_checking
+
+    held = held_while_checking(
+        monkeypatch, "protocols.rating.bundle_checks", "_check_block_assignment", DocumentSpec
+    )
+    study_import_bundle(directory=write_rating_bundle(tmp_path, protocol=protocol, assignments=lines()))
+    assert len(held) == 4 and max(held) == 0, held
+    assert Rating.objects.count() + BestWorstJudgment.objects.count() > 0

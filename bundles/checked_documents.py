@@ -44,7 +44,7 @@ class CheckedDocuments:
     """The checked DocumentSpecs of one import, in the order they were added.
 
     Iterates, and supports len(), truth and `in` (an external id), like the list it replaces; each
-    iteration reads the specs back from disk, one at a time.
+    iteration reads the specs back from disk, one at a time. `get` reads one by its id.
     """
 
     def __init__(self):
@@ -69,6 +69,11 @@ class CheckedDocuments:
             self._db.execute("SELECT 1 FROM document WHERE external_id = ?", (external_id,)).fetchone()
             is not None
         )
+
+    def get(self, external_id):
+        """The stored DocumentSpec with this id, or None."""
+        row = self._db.execute("SELECT spec FROM document WHERE external_id = ?", (external_id,)).fetchone()
+        return None if row is None else _spec(row[0])
 
     def line_of(self, external_id):
         """The line of the stored document with this id (None: on a line it shares)."""

@@ -63,18 +63,21 @@ TEXTS_BY_DOCUMENT = True
 
 
 class ShelvedDocuments:
-    """{external id: DocumentSpec} whose segments and meta are read back from disk on look-up: the
-    specs kept in memory hold neither (a campaign's texts and sources are the size of its corpus)."""
+    """{external id: DocumentSpec} whose specs (a CheckedDocuments) and segments and meta (a
+    SegmentTexts) are read back from disk on look-up: a campaign's texts and sources are the size
+    of its corpus, and even its specs without them some 0.5 KB a document."""
 
     def __init__(self, specs, texts):
-        self._specs = {spec.external_id: spec for spec in specs}
+        self._specs = specs
         self._texts = texts
 
     def __contains__(self, external_id):
         return external_id in self._specs
 
     def __getitem__(self, external_id):
-        spec = self._specs[external_id]
+        spec = self._specs.get(external_id)
+        if spec is None:
+            raise KeyError(external_id)
         return dataclasses.replace(
             spec, segments=list(self._texts[external_id]), meta=self._texts.meta(external_id)
         )
@@ -84,7 +87,7 @@ class ShelvedDocuments:
 
     def values(self):
         """The specs without their texts (id, block, input, line), for grouping."""
-        return self._specs.values()
+        return iter(self._specs)
 
 
 def check_work(directory, spec, documents, broken, locate, problems, texts=None):

@@ -104,10 +104,7 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
     (bundles/spool.py: on disk until the write, a campaign's errors and scores are millions); `documents` maps an
     external id to its DocumentSpec. Lines of `broken` documents (reported already) are passed over."""
     if rules.contrastive:
-        blocks = {}
-        for spec in documents.values():
-            if spec.block:
-                blocks.setdefault(spec.block, []).append(spec.external_id)
+        blocks = _translations_by_block(documents)
         return unique_block_lines(
             records,
             problems,
@@ -130,6 +127,15 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
         first_line.setdefault(identity, record.line)
         specs.append(spec)
     return specs
+
+
+def _translations_by_block(documents):
+    """{block: the ids of its translations}; no spec is kept (a function's loop variable goes with it)."""
+    blocks = {}
+    for spec in documents.values():
+        if spec.block:
+            blocks.setdefault(spec.block, []).append(spec.external_id)
+    return blocks
 
 
 def _checked():

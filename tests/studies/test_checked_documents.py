@@ -64,3 +64,8 @@ def test_outputs_of_one_input_with_the_same_text_and_another_system_are_paired_w
     )
     pairs = [(later.external_id, first.external_id) for later, first in documents.identical_outputs()]
     assert pairs == [("c1", "a1"), ("d1", "a1")]
+
+
+def test_a_document_is_read_back_by_its_id():
+    documents = stored(spec("a", block="b1", line=2), spec("b", input_id="in", system="S", line=3))
+    assert documents.get("b") == spec("b", input_id="in", system="S", line=3) and documents.get("c") is None

@@ -546,3 +546,18 @@ def test_checked_work_is_not_held_while_it_is_written(tmp_path, monkeypatch):
     directory = translation_bundle(tmp_path / "in", "contrastive-esa")
     assert study_import_bundle(directory=directory).assignments == 5
     assert len(held) == 3 and max(held) <= 2, held
+
+
+@pytest.mark.parametrize(
+    ("protocol", "check"), [("esa", "_check_line"), ("contrastive-esa", "_check_block_line")]
+)
+def test_no_document_is_held_in_memory_while_the_work_is_checked(tmp_path, monkeypatch, protocol, check):
+    """The checked documents wait on disk (bundles/checked_documents.py), their texts too
+    (bundles/texts.py): a line's translation is read back when the line names it. While the lines
+    are checked, no DocumentSpec is alive (before, every document's was, without its texts)."""
+    from bundles.specs import DocumentSpec
+    from tests.bundles import held_while_checking
+
+    held = held_while_checking(monkeypatch, "protocols.translation.bundle_checks", check, DocumentSpec)
+    assert study_import_bundle(directory=translation_bundle(tmp_path / "in", protocol)).assignments
+    assert held and max(held) == 0, held

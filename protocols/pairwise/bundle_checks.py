@@ -131,7 +131,8 @@ def _check_line(record, problems, blocks, broken, study):
     header = check_header(value, file, line, problems)
     if header is None:
         return None
-    if header["block"] not in blocks:
+    outputs = blocks.get(header["block"])  # once a line: a block is read from disk on look-up
+    if outputs is None:
         problems.add(file, line, f"assignment for unknown block {header['block']!r}")
         return None
     raw = value.get("choices", [])
@@ -140,7 +141,7 @@ def _check_line(record, problems, blocks, broken, study):
         return None
     choices, seen = [], {}
     for number, item in enumerate(raw, start=1):
-        choice = _check_choice(item, f"choice {number}", blocks[header["block"]], broken, seen, study,
+        choice = _check_choice(item, f"choice {number}", outputs, broken, seen, study,
                                lambda message: problems.add(file, line, message))  # fmt: skip
         if choice is None:
             return None

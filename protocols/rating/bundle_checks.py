@@ -30,10 +30,10 @@ def _check_block_assignment(record, problems, blocks, protocol, scale, value_sca
     header = check_header(value, file, line, problems)
     if header is None:
         return None
-    if header["block"] not in blocks:
+    members = blocks.get(header["block"])  # once a line: a block is read from disk on look-up
+    if members is None:
         problems.add(file, line, f"assignment for unknown block {header['block']!r}")
         return None
-    members = blocks[header["block"]]
     if protocol == "likert":
         ratings = _check_ratings(value.get("ratings", []), members, scale, file, line, problems)
         return None if ratings is None else AssignmentSpec(document=None, ratings=ratings, **header)

@@ -11,6 +11,7 @@ keeps from readers (accounts/policy.py) are left out.
 """
 
 import json
+from collections import namedtuple
 from pathlib import Path
 
 import yaml
@@ -21,6 +22,7 @@ from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from studies import extensions, protocols
+from studies.batches import batched
 from studies.models import Segment
 
 from .study_checks import category_spec_of
@@ -33,6 +35,11 @@ CSV_COLUMNS = [
 
 
 DOCUMENT_CHUNK = 500
+ASSIGNMENT_CHUNK = 500  # a block study's assignments written per chunk, with their work
+
+# What sorting a block study's assignments reads of each: enough for who(assignment), not the row.
+_Line = namedtuple("_Line", "pk block kind worker_id worker")
+_Worker = namedtuple("_Worker", "external_id platform")
 
 
 class _BundleDumper(yaml.SafeDumper):
@@ -133,6 +140,24 @@ def _study_yaml(study, identities=True):
             if value is not None:
                 data[extension.study_yaml_key] = value
     return yaml.dump(data, Dumper=_BundleDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def block_assignments(assignments, who):
+    """A block study's assignments (`assignments`, the queryset export_study gives) in the order of
+    their lines, by block, worker as the bundle names them (`who`) and kind, as lists of at most
+    ASSIGNMENT_CHUNK Assignments with their worker. The sort reads a few fields of each assignment, and each
+    chunk its own rows: an export holds no more than a chunk of assignments and their work."""
+    workers = {}
+    lines = [
+        _Line(pk, block, kind, worker_id, workers.setdefault(worker_id, _Worker(external_id, platform)))
+        for pk, block, kind, worker_id, external_id, platform in assignments.values_list(
+            "pk", "block", "kind", "worker_id", "worker__external_id", "worker__platform"
+        ).iterator(chunk_size=5000)
+    ]  # in the queryset's order, so ties keep it as they did when whole assignments were sorted
+    lines.sort(key=lambda line: (line.block, *who(line), line.kind))
+    for part in batched(lines, ASSIGNMENT_CHUNK):
+        rows = Assignment.objects.select_related("worker", "document").in_bulk([line.pk for line in part])
+        yield [rows[line.pk] for line in part]
 
 
 def assignment_record(assignment, who):

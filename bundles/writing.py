@@ -136,6 +136,23 @@ def _write_document_batch(study, batch, position):
     return position + len(batch)
 
 
+def batch_document_ids(study, names):
+    """{external id: id} of the study's documents that one batch of work names (`names`): a batch
+    reads its own, so the import never holds a table of every document."""
+    return dict(study.documents.filter(external_id__in=names).values_list("external_id", "id"))
+
+
+def batch_segment_ids(document_ids):
+    """{(document external id, segment index): segment id} of the documents of batch_document_ids."""
+    external_of = {pk: external_id for external_id, pk in document_ids.items()}
+    return {
+        (external_of[document_id], index): pk
+        for document_id, index, pk in Segment.objects.filter(document_id__in=external_of).values_list(
+            "document_id", "index", "id"
+        )
+    }
+
+
 class SegmentIds:
     """{(document external id, segment index): segment id} of a study, read from the database on
     the first look-up: a protocol whose work names segments reads them once, and the import holds

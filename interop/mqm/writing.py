@@ -7,6 +7,7 @@ from django.db import transaction
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
+from bundles.bulk import insert_rows
 from bundles.problems import Problems
 from bundles.references import references_checked_here
 from bundles.study_checks import SLUG
@@ -21,7 +22,6 @@ from studies.sentences import sentence_offsets
 from ..categories import keys_for
 from ..formats.mqm_tsv import COLUMNS, scan
 from .checking import NAME_LENGTH, check_file, mildest_first
-from .rows import insert_rows, json_value, moment
 
 FORMAT = "mqm-tsv"  # Document.meta["interop"]["format"] of an imported document
 PLATFORM = Worker.Platform.IMPORT
@@ -242,14 +242,15 @@ def _notes(name, plan, columns):
     return notes
 
 
-SEGMENT_FIELDS = ("document", "index", "text", "sentences")
-ERROR_FIELDS = ("assignment", "segment", "side", "start", "end", "text", "category", "severity", "comment", "client_id",
-                "created_at")  # fmt: skip
+# Columns by attname, for bundles/bulk.insert_rows (which sets created_at, one time for the write).
+SEGMENT_FIELDS = ("document_id", "index", "text", "sentences")
+ERROR_FIELDS = ("assignment_id", "segment_id", "side", "start", "end", "text", "category_id", "severity", "comment",
+                "client_id")  # fmt: skip
 
 
 def _second_pass(study, path, written, assignment_of, category_of, severities, weights):
     """Segments and errors, from a second read of the file, a batch at a time; (segments, errors)."""
-    segments, errors, counts, now = [], [], [0, 0], moment()
+    segments, errors, counts = [], [], [0, 0]
     by_document = {place.document.pk: place for place in written.values()}
     last = [0]  # the highest segment id this import has seen: the next batch's are above it
 
@@ -277,14 +278,14 @@ def _second_pass(study, path, written, assignment_of, category_of, severities, w
         if index not in place.segment_ids:
             place.segment_ids[index] = None  # its id once its batch is written
             text = line.target.text
-            segments.append((place.document.pk, index, text, json_value(sentence_offsets(text))))
+            segments.append((place.document.pk, index, text, sentence_offsets(text)))
         if not is_no_error(line.category, line.severity):
             side, start, end, text = _placed(line, line.category, weights)
             if line.unclosed and side != MISSING:
                 place.unclosed.append([index, line.rater, side, start])
             errors.append((assignment_of[(line.system, line.doc, line.rater)], place, index, (
                 side, start, end, text, category_of[line.category], severities[line.severity.strip().lower()],
-                "\t".join(line.rest), f"line-{line.number}", now,
+                "\t".join(line.rest), f"line-{line.number}",
             )))  # fmt: skip
         if len(segments) >= BATCH or len(errors) >= BATCH:
             flush()

@@ -10,12 +10,12 @@ order given, so export -> import -> export gives the same bytes.
 """
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, block_assignments, json_line, write_annotations_csv_header
 from bundles.importing import DOCUMENT_FILES
 from bundles.problems import Problems
 from bundles.reading import read_falte_documents, read_jsonl
 from bundles.references import references_checked_here
-from bundles.writing import submitted_assignments, workers_for
+from bundles.writing import batch_document_ids, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_assignments, check_outputs
@@ -77,7 +77,7 @@ CHOICE_COLUMNS = ("assignment_id", "position", "left_id", "right_id", "choice", 
 
 def _write_batch(study, batch, workers):
     named = {document for spec in batch for c in spec.choices for document in (c.left, c.right)}
-    document_ids = dict(study.documents.filter(external_id__in=named).values_list("external_id", "id"))
+    document_ids = batch_document_ids(study, named)
     rows = submitted_assignments(
         study, batch, workers, document_ids,
         items_of=lambda spec: [
@@ -95,22 +95,28 @@ def _write_batch(study, batch, workers):
 
 
 def export_work(study, assignments, directory, who):
-    """One line per worker and block, the choices in the order of the block's pairs."""
-    external = dict(study.documents.values_list("id", "external_id"))
-    assignments = sorted(
-        assignments.prefetch_related("pairwise_choices"), key=lambda a: (a.block, *who(a), a.kind)
-    )
+    """One line per worker and block, the choices in the order of the block's pairs, a chunk of
+    assignments at a time (bundles/exporting.block_assignments), each chunk reading its own choices."""
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for assignment in assignments:
-            record = assignment_record(assignment, who)
-            record["choices"] = [
-                {
-                    "left": external[c.left_id],
-                    "right": external[c.right_id],
-                    "choice": c.choice,
-                    "strength": c.strength,
-                }
-                for c in sorted(assignment.pairwise_choices.all(), key=lambda c: c.position)
-            ]
-            handle.write(json_line(record))
+        for chunk in block_assignments(assignments, who):
+            choices = _choices_of([assignment.pk for assignment in chunk])
+            for assignment in chunk:
+                record = assignment_record(assignment, who)
+                record["choices"] = choices.get(assignment.pk, [])
+                handle.write(json_line(record))
     write_annotations_csv_header(directory)
+
+
+def _choices_of(ids):
+    """{assignment id: its choices as the bundle gives them, in the order of the block's pairs}."""
+    rows = (
+        PairwiseChoice.objects.filter(assignment_id__in=ids)
+        .order_by("assignment_id", "position")
+        .values_list("assignment_id", "left__external_id", "right__external_id", "choice", "strength")
+    )
+    found = {}
+    for assignment_id, left, right, choice, strength in rows:
+        found.setdefault(assignment_id, []).append(
+            {"left": left, "right": right, "choice": choice, "strength": strength}
+        )
+    return found

@@ -2,10 +2,11 @@
 with its Likert ratings or BWS judgments."""
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, block_assignments, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
-from bundles.writing import submitted_assignments, workers_for
+from bundles.writing import batch_document_ids, submitted_assignments, workers_for
+from studies.models import Document
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_block_assignments
@@ -47,7 +48,7 @@ def _write_batch(study, batch, workers):
     named.update(
         document for spec in batch for judgment in spec.judgments for document in judgment["documents"]
     )
-    document_ids = dict(study.documents.filter(external_id__in=named).values_list("external_id", "id"))
+    document_ids = batch_document_ids(study, named)
     rows = submitted_assignments(
         study, batch, workers, document_ids,
         items_of=lambda spec: [document_ids[d] for d, _ in spec.ratings] if spec.ratings else [
@@ -74,27 +75,43 @@ def _write_batch(study, batch, workers):
 
 
 def export_work(study, assignments, directory, who):
-    """Rating studies: one line per worker and block with its ratings or judgments."""
-    external = dict(study.documents.values_list("id", "external_id"))
-    position = dict(study.documents.values_list("id", "position"))
-    assignments = sorted(
-        assignments.prefetch_related("ratings", "judgments"), key=lambda a: (a.block, *who(a), a.kind)
-    )
+    """Rating studies: one line per worker and block with its ratings or judgments, a chunk of
+    assignments at a time (bundles/exporting.block_assignments), each chunk reading its own work."""
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for assignment in assignments:
-            record = assignment_record(assignment, who)
-            if study.protocol == "likert":
-                ratings = sorted(assignment.ratings.all(), key=lambda r: position[r.document_id])
-                record["ratings"] = [{"document": external[r.document_id], "score": r.score} for r in ratings]
-            else:
-                record["judgments"] = [
-                    {
-                        "documents": [external[d] for d in j.documents],
-                        "best": external[j.best_id],
-                        "worst": external[j.worst_id],
-                        "value": j.value,
-                    }  # fmt: skip
-                    for j in sorted(assignment.judgments.all(), key=lambda j: j.position)
-                ]
-            handle.write(json_line(record))
+        for chunk in block_assignments(assignments, who):
+            work = _ratings_of if study.protocol == "likert" else _judgments_of
+            done = work([assignment.pk for assignment in chunk])
+            for assignment in chunk:
+                record = assignment_record(assignment, who)
+                record["ratings" if study.protocol == "likert" else "judgments"] = done.get(assignment.pk, [])
+                handle.write(json_line(record))
     write_annotations_csv_header(directory)
+
+
+def _ratings_of(ids):
+    """{assignment id: its ratings as the bundle gives them, in the documents' order}."""
+    found = {}
+    rows = (
+        Rating.objects.filter(assignment_id__in=ids)
+        .order_by("assignment_id", "document__position")
+        .values_list("assignment_id", "document__external_id", "score")
+    )
+    for assignment_id, external_id, score in rows:
+        found.setdefault(assignment_id, []).append({"document": external_id, "score": score})
+    return found
+
+
+def _judgments_of(ids):
+    """{assignment id: its judgments as the bundle gives them, in the tuples' order}."""
+    judgments = list(
+        BestWorstJudgment.objects.filter(assignment_id__in=ids).order_by("assignment_id", "position")
+    )
+    named = {pk for j in judgments for pk in (*j.documents, j.best_id, j.worst_id)}
+    external = dict(Document.objects.filter(pk__in=named).values_list("id", "external_id"))
+    found = {}
+    for j in judgments:
+        found.setdefault(j.assignment_id, []).append({
+            "documents": [external[d] for d in j.documents], "best": external[j.best_id],
+            "worst": external[j.worst_id], "value": j.value,
+        })  # fmt: skip
+    return found

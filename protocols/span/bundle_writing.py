@@ -4,8 +4,14 @@ PostgreSQL), a batch of assignments at a time, with the ids each batch needs rea
 from bundles.bulk import insert_rows
 from bundles.references import references_checked_here
 from bundles.spool import CheckedAssignments
-from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
-from studies.models import Category, Segment
+from bundles.writing import (
+    ROW_BATCH,
+    batch_document_ids,
+    batch_segment_ids,
+    submitted_assignments,
+    workers_for,
+)
+from studies.models import Category
 
 from .assistance.bundle import write_decisions
 from .models import DocumentAnswer, ErrorAnnotation
@@ -55,18 +61,8 @@ def write_assignments(study, checked, suggestions):
 
 def _write_batch(study, batch, workers, category_ids, suggestions):
     specs = [spec for spec, _ in batch]
-    document_ids = dict(
-        study.documents.filter(external_id__in={spec.document for spec in specs}).values_list(
-            "external_id", "id"
-        )
-    )
-    external_of = {pk: external_id for external_id, pk in document_ids.items()}
-    segment_ids = {
-        (external_of[document_id], index): pk
-        for document_id, index, pk in Segment.objects.filter(document_id__in=external_of).values_list(
-            "document_id", "index", "id"
-        )
-    }
+    document_ids = batch_document_ids(study, {spec.document for spec in specs})
+    segment_ids = batch_segment_ids(document_ids)
     rows = submitted_assignments(study, specs, workers, document_ids)
 
     def span_rows():

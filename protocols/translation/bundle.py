@@ -24,8 +24,8 @@ from bundles.bulk import insert_rows
 from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
-from bundles.writing import submitted_assignments, workers_for
-from studies.models import Category, Segment
+from bundles.writing import batch_document_ids, batch_segment_ids, submitted_assignments, workers_for
+from studies.models import Category
 from studies.protocols import BundleWork
 
 from .bundle_checks import DocumentMetaCheck, check_assignments, check_document_meta
@@ -129,14 +129,8 @@ def _write_batch(study, batch, workers, category_ids, suggested):
         named.update(filter(None, [spec.document, *spec.order]))
         named.update(error.document for error in spec.errors)
         named.update(document for document, _, _ in spec.scores)
-    document_ids = dict(study.documents.filter(external_id__in=named).values_list("external_id", "id"))
-    external_of = {pk: external_id for external_id, pk in document_ids.items()}
-    segment_ids = {
-        (external_of[document], index): pk
-        for document, index, pk in Segment.objects.filter(document_id__in=external_of).values_list(
-            "document_id", "index", "id"
-        )
-    }
+    document_ids = batch_document_ids(study, named)
+    segment_ids = batch_segment_ids(document_ids)
     rows = submitted_assignments(study, batch, workers, document_ids, items_of=_items_of(study, document_ids))
 
     def error_rows():

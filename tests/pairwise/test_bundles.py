@@ -235,3 +235,25 @@ def test_no_document_is_held_in_memory_while_the_choices_are_checked(tmp_path, m
     study_import_bundle(directory=write_pairwise_bundle(tmp_path, config=STRENGTH, assignments=lines()))
     assert len(held) == 4 and max(held) == 0, held
     assert PairwiseChoice.objects.count() == sum(len(line["choices"]) for line in lines())
+
+
+def test_the_export_holds_a_chunk_of_assignments_at_a_time(tmp_path, monkeypatch):
+    """The bundle export sorts the lines from a few fields of each assignment, then reads the rows
+    and their choices a chunk at a time: with chunks of one, one Assignment is alive as each line is
+    written (before, every one, with all their choices), and the file is the same."""
+    from bundles import exporting
+    from protocols.pairwise import bundle
+    from tests.bundles import alive
+
+    study = study_import_bundle(
+        directory=write_pairwise_bundle(tmp_path / "in", config=STRENGTH, assignments=lines())
+    ).study
+    study_export_bundle(study=study, directory=tmp_path / "whole")
+    held, write = [], bundle.json_line
+    monkeypatch.setattr(exporting, "ASSIGNMENT_CHUNK", 1)
+    monkeypatch.setattr(bundle, "json_line", lambda record: held.append(alive(Assignment)) or write(record))
+    study_export_bundle(study=study, directory=tmp_path / "chunked")
+    assert len(held) == 4 and max(held) == 1, held
+    assert (tmp_path / "chunked" / "assignments.jsonl").read_bytes() == (
+        tmp_path / "whole" / "assignments.jsonl"
+    ).read_bytes()

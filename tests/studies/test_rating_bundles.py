@@ -178,3 +178,28 @@ def test_no_document_is_held_in_memory_while_the_ratings_are_checked(tmp_path, m
     study_import_bundle(directory=write_rating_bundle(tmp_path, protocol=protocol, assignments=lines()))
     assert len(held) == 4 and max(held) == 0, held
     assert Rating.objects.count() + BestWorstJudgment.objects.count() > 0
+
+
+@pytest.mark.parametrize(("protocol", "lines"), [("likert", likert_lines), ("bws", bws_lines)])
+def test_the_export_holds_a_chunk_of_assignments_at_a_time(tmp_path, monkeypatch, protocol, lines):
+    """The bundle export sorts the lines from a few fields of each assignment, then reads the rows
+    and their ratings or judgments a chunk at a time: with chunks of one, one Assignment is alive as
+    each line is written (before, every one, with all their work), and the file is the same."""
+    from annotations.models import Assignment
+    from bundles import exporting
+    from bundles.services import study_export_bundle, study_import_bundle
+    from protocols.rating import bundle
+    from tests.bundles import alive
+
+    study = study_import_bundle(
+        directory=write_rating_bundle(tmp_path / "in", protocol=protocol, assignments=lines())
+    ).study
+    study_export_bundle(study=study, directory=tmp_path / "whole")
+    held, write = [], bundle.json_line
+    monkeypatch.setattr(exporting, "ASSIGNMENT_CHUNK", 1)
+    monkeypatch.setattr(bundle, "json_line", lambda record: held.append(alive(Assignment)) or write(record))
+    study_export_bundle(study=study, directory=tmp_path / "chunked")
+    assert len(held) == 4 and max(held) == 1, held
+    assert (tmp_path / "chunked" / "assignments.jsonl").read_bytes() == (
+        tmp_path / "whole" / "assignments.jsonl"
+    ).read_bytes()

@@ -7,7 +7,7 @@ imported the study (its database `falte_bench_import_<n>_reference`), that study
 checkout too and compared: the same files mean both imports wrote the same rows.
 
     .venv/bin/python bench/export_bundle.py [--documents 3000,10000,30000] [--reference /path/to/worktree]
-        [--prefix falte_bench_import] [--zip]
+        [--prefix falte_bench_import] [--zip] [--slug bench-report]
 
 `--zip` downloads the bundle as a researcher does instead (the console's Publish tab links it): GET
 /api/exports/studies/<id>/bundle.zip through Django's full middleware stack in a fresh process,
@@ -88,14 +88,14 @@ def exists(database):
         return connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [database]).fetchone()
 
 
-def export_once(root, database, directory):
+def export_once(root, database, directory, slug="bench-report"):
     """(wall, process CPU, PostgreSQL CPU, peak RSS MB) of `export_study` run from checkout `root`."""
     shutil.rmtree(directory, ignore_errors=True)
     env = dict(os.environ, DATABASE_URL=f"postgres://postgres@127.0.0.1:5432/{database}", READ_DOT_ENV="0",
                DEBUG="0", SECRET_KEY="bench-only-key-" + "x" * 40, DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
     database_cpu = PostgresBackendCPU(database)
     database_cpu.start()
-    command = [sys.executable, str(Path(root) / "manage.py"), "export_study", "bench-report", str(directory)]
+    command = [sys.executable, str(Path(root) / "manage.py"), "export_study", slug, str(directory)]
     wall, cpu, peak = run_measured_cpu(command, env, cwd=root)
     return wall, cpu, database_cpu.stop(), peak
 
@@ -110,6 +110,8 @@ def main():
     parser.add_argument("--reference", help="a checkout of the code before")
     parser.add_argument("--prefix", default="falte_bench_import", help="as given to import_annotations.py")
     parser.add_argument("--zip", action="store_true", help="download bundle.zip through the view instead")
+    parser.add_argument("--slug", default="bench-report",
+                        help="the study to export: bench-likert or bench-pairwise with --prefix <prefix>_likert ...")  # fmt: skip
     args = parser.parse_args()
     out = ROOT / "bench" / "out"
     for documents in [int(n) for n in args.documents.split(",")]:
@@ -128,7 +130,7 @@ def main():
         written = {}
         for label, root in runs:
             directory = out / f"export-{documents}-{label.split()[0]}"
-            wall, cpu, pg, peak = export_once(root, database, directory)
+            wall, cpu, pg, peak = export_once(root, database, directory, args.slug)
             written[label] = files(directory)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())
             size = sum(len(content) for content in written[label].values()) / 1e6
@@ -140,7 +142,7 @@ def main():
             print(f"  both checkouts' exports byte-identical: {'yes' if same else 'NO'}")
         if exists(f"{args.prefix}_{documents}_reference"):
             directory = out / f"export-{documents}-of-reference-import"
-            export_once(ROOT, f"{args.prefix}_{documents}_reference", directory)
+            export_once(ROOT, f"{args.prefix}_{documents}_reference", directory, args.slug)
             same = files(directory) == written["this checkout"]
             print(
                 f"  the reference's import exported by this checkout is byte-identical: {'yes' if same else 'NO'}"

@@ -22,7 +22,7 @@ from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from studies import extensions, protocols
-from studies.batches import batched
+from studies.batches import batched, by_index
 from studies.models import Segment
 
 from .study_checks import category_spec_of
@@ -38,7 +38,7 @@ DOCUMENT_CHUNK = 500
 ASSIGNMENT_CHUNK = 500  # a block study's assignments written per chunk, with their work
 
 # What sorting a block study's assignments reads of each: enough for who(assignment), not the row.
-_Line = namedtuple("_Line", "pk block kind worker_id worker")
+_Line = namedtuple("_Line", "pk block kind worker_id worker position")
 _Worker = namedtuple("_Worker", "external_id platform")
 
 
@@ -101,10 +101,19 @@ def export_study(study, directory, *, identities=True):
         # they were made, after the worker's other kinds ("retest" sorts after "gold", "main", "model").
         .order_by("document__position", "worker__platform", "worker__external_id", "kind", "id")
     )
-    if not identities and protocols.of(study).works_on == "document":
-        # In the order of what the file shows, not of the hidden platform ids.
-        assignments = sorted(assignments, key=lambda a: (a.document.position, *who(a), a.kind))
-    protocols.of(study).bundle_export(study, assignments, directory, who)
+    key = _line_order(protocols.of(study).works_on, who, identities)
+    protocols.of(study).bundle_export(study, in_line_order(assignments, key), directory, who)
+
+
+def _line_order(works_on, who, identities):
+    """The sort key of the lines of assignments.jsonl, or None where the database's order is theirs:
+    a block study's by block, the names the bundle shows and kind; a document study's by document,
+    then the same, when the names are pseudonyms (not in the order of the hidden platform ids)."""
+    if works_on == "block":
+        return lambda line: (line.block, *who(line), line.kind)
+    if not identities:
+        return lambda line: (line.position, *who(line), line.kind)
+    return None
 
 
 def _sorted_keys(value):
@@ -142,21 +151,39 @@ def _study_yaml(study, identities=True):
     return yaml.dump(data, Dumper=_BundleDumper, sort_keys=False, allow_unicode=True, width=100)
 
 
-def block_assignments(assignments, who):
-    """A block study's assignments (`assignments`, the queryset export_study gives) in the order of
-    their lines, by block, worker as the bundle names them (`who`) and kind, as lists of at most
-    ASSIGNMENT_CHUNK Assignments with their worker. The sort reads a few fields of each assignment, and each
-    chunk its own rows: an export holds no more than a chunk of assignments and their work."""
+def in_line_order(assignments, key=None):
+    """`assignments` (a queryset with the worker and document selected) as lists of at most
+    ASSIGNMENT_CHUNK, in the order of the bundle's lines: the queryset's own, or `key(line)` of a
+    few fields of each (pk, block, kind, worker_id, worker with external_id and platform, and the
+    document's position), enough for who(). The sort reads those fields of every assignment, and
+    each chunk its own rows: an export holds no more than a chunk of assignments and their work."""
+    if key is None:
+        yield from batched(assignments.iterator(chunk_size=ASSIGNMENT_CHUNK), ASSIGNMENT_CHUNK)
+        return
     workers = {}
     lines = [
-        _Line(pk, block, kind, worker_id, workers.setdefault(worker_id, _Worker(external_id, platform)))
-        for pk, block, kind, worker_id, external_id, platform in assignments.values_list(
-            "pk", "block", "kind", "worker_id", "worker__external_id", "worker__platform"
+        _Line(
+            pk,
+            block,
+            kind,
+            worker_id,
+            workers.setdefault(worker_id, _Worker(external_id, platform)),
+            position,
+        )
+        for pk, block, kind, worker_id, external_id, platform, position in assignments.values_list(
+            "pk",
+            "block",
+            "kind",
+            "worker_id",
+            "worker__external_id",
+            "worker__platform",
+            "document__position",
         ).iterator(chunk_size=5000)
     ]  # in the queryset's order, so ties keep it as they did when whole assignments were sorted
-    lines.sort(key=lambda line: (line.block, *who(line), line.kind))
+    lines.sort(key=key)
     for part in batched(lines, ASSIGNMENT_CHUNK):
-        rows = Assignment.objects.select_related("worker", "document").in_bulk([line.pk for line in part])
+        with by_index():
+            rows = Assignment.objects.select_related("worker", "document").in_bulk([line.pk for line in part])
         yield [rows[line.pk] for line in part]
 
 

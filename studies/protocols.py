@@ -180,7 +180,9 @@ class Protocol:
             self.bundle.write_work(study, work, segment_ids)
 
     def bundle_export(self, study, assignments, directory, who):
-        """Write the study's work files; `who(assignment)` gives (annotator, platform)."""
+        """Write the study's work files; `assignments` are the submitted ones as lists of a few
+        hundred, in the order of the bundle's lines (bundles/exporting.in_line_order), `who(assignment)`
+        gives (annotator, platform)."""
         if self.bundle is not None:
             self.bundle.export_work(study, assignments, directory, who)
 

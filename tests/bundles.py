@@ -71,13 +71,14 @@ def alive(cls):
 
 def held_while_checking(monkeypatch, module, function, spec_class):
     """Count, each time `module`.`function` (a check of one line of a work file) is called, how many
-    `spec_class` objects are alive: the returned list gets one count per call."""
+    `spec_class` objects are alive beyond those alive now (an earlier test may have left some held):
+    the returned list gets one count per call."""
     import importlib
 
-    held, check = [], getattr(importlib.import_module(module), function)
+    held, check, before = [], getattr(importlib.import_module(module), function), alive(spec_class)
 
     def counted(*args, **kwargs):
-        held.append(alive(spec_class))
+        held.append(alive(spec_class) - before)
         return check(*args, **kwargs)
 
     monkeypatch.setattr(f"{module}.{function}", counted)

@@ -10,12 +10,14 @@ order given, so export -> import -> export gives the same bytes.
 """
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, block_assignments, json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.importing import DOCUMENT_FILES
 from bundles.problems import Problems
 from bundles.reading import read_falte_documents, read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, submitted_assignments, workers_for
+from studies.batches import by_index
+from studies.models import Document
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_assignments, check_outputs
@@ -96,10 +98,11 @@ def _write_batch(study, batch, workers):
 
 def export_work(study, assignments, directory, who):
     """One line per worker and block, the choices in the order of the block's pairs, a chunk of
-    assignments at a time (bundles/exporting.block_assignments), each chunk reading its own choices."""
+    assignments at a time (bundles/exporting.in_line_order), each chunk reading its own choices."""
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for chunk in block_assignments(assignments, who):
-            choices = _choices_of([assignment.pk for assignment in chunk])
+        for chunk in assignments:
+            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
+                choices = _choices_of([assignment.pk for assignment in chunk])
             for assignment in chunk:
                 record = assignment_record(assignment, who)
                 record["choices"] = choices.get(assignment.pk, [])
@@ -108,15 +111,20 @@ def export_work(study, assignments, directory, who):
 
 
 def _choices_of(ids):
-    """{assignment id: its choices as the bundle gives them, in the order of the block's pairs}."""
+    """{assignment id: its choices as the bundle gives them, in the order of the block's pairs}. Each
+    table read alone by its keys: joined, a plan made on an import's fresh (unanalysed) tables hashed
+    the whole document table twice per chunk."""
     rows = (
         PairwiseChoice.objects.filter(assignment_id__in=ids)
         .order_by("assignment_id", "position")
-        .values_list("assignment_id", "left__external_id", "right__external_id", "choice", "strength")
+        .values_list("assignment_id", "left_id", "right_id", "choice", "strength")
     )
+    rows = list(rows)
+    named = {pk for _, left, right, _, _ in rows for pk in (left, right)}
+    external = dict(Document.objects.filter(pk__in=named).values_list("id", "external_id"))
     found = {}
     for assignment_id, left, right, choice, strength in rows:
         found.setdefault(assignment_id, []).append(
-            {"left": left, "right": right, "choice": choice, "strength": strength}
+            {"left": external[left], "right": external[right], "choice": choice, "strength": strength}
         )
     return found

@@ -2,10 +2,11 @@
 with its Likert ratings or BWS judgments."""
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, block_assignments, json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, submitted_assignments, workers_for
+from studies.batches import by_index
 from studies.models import Document
 from studies.protocols import BundleWork
 
@@ -76,11 +77,12 @@ def _write_batch(study, batch, workers):
 
 def export_work(study, assignments, directory, who):
     """Rating studies: one line per worker and block with its ratings or judgments, a chunk of
-    assignments at a time (bundles/exporting.block_assignments), each chunk reading its own work."""
+    assignments at a time (bundles/exporting.in_line_order), each chunk reading its own work."""
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for chunk in block_assignments(assignments, who):
+        for chunk in assignments:
             work = _ratings_of if study.protocol == "likert" else _judgments_of
-            done = work([assignment.pk for assignment in chunk])
+            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
+                done = work([assignment.pk for assignment in chunk])
             for assignment in chunk:
                 record = assignment_record(assignment, who)
                 record["ratings" if study.protocol == "likert" else "judgments"] = done.get(assignment.pk, [])
@@ -89,16 +91,24 @@ def export_work(study, assignments, directory, who):
 
 
 def _ratings_of(ids):
-    """{assignment id: its ratings as the bundle gives them, in the documents' order}."""
-    found = {}
-    rows = (
-        Rating.objects.filter(assignment_id__in=ids)
-        .order_by("assignment_id", "document__position")
-        .values_list("assignment_id", "document__external_id", "score")
+    """{assignment id: its ratings as the bundle gives them, in the documents' order}. Each table read
+    alone by its keys: joined, a plan made on an import's fresh (unanalysed) tables hashed the whole
+    document table once per chunk."""
+    rows = list(
+        Rating.objects.filter(assignment_id__in=ids).values_list("assignment_id", "document_id", "score")
     )
-    for assignment_id, external_id, score in rows:
-        found.setdefault(assignment_id, []).append({"document": external_id, "score": score})
+    documents = _documents_of({document_id for _, document_id, _ in rows})
+    rows.sort(key=lambda row: (row[0], documents[row[1]][0]))
+    found = {}
+    for assignment_id, document_id, score in rows:
+        found.setdefault(assignment_id, []).append({"document": documents[document_id][1], "score": score})
     return found
+
+
+def _documents_of(ids):
+    """{document id: (position, external id)}."""
+    return {pk: (position, external_id) for pk, position, external_id in
+            Document.objects.filter(pk__in=ids).values_list("id", "position", "external_id")}  # fmt: skip
 
 
 def _judgments_of(ids):
@@ -106,8 +116,8 @@ def _judgments_of(ids):
     judgments = list(
         BestWorstJudgment.objects.filter(assignment_id__in=ids).order_by("assignment_id", "position")
     )
-    named = {pk for j in judgments for pk in (*j.documents, j.best_id, j.worst_id)}
-    external = dict(Document.objects.filter(pk__in=named).values_list("id", "external_id"))
+    documents = _documents_of({pk for j in judgments for pk in (*j.documents, j.best_id, j.worst_id)})
+    external = {pk: external_id for pk, (_, external_id) in documents.items()}
     found = {}
     for j in judgments:
         found.setdefault(j.assignment_id, []).append({

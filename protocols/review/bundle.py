@@ -5,6 +5,7 @@ from bundles.exporting import assignment_record, json_line, write_annotations_cs
 from bundles.reading import read_jsonl
 from bundles.spool import Spool
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from studies.batches import by_index
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_review_assignments, check_review_items, evaluator_labels
@@ -86,7 +87,7 @@ def export_work(study, assignments, directory, who):
         .order_by("document__position", "position")
     )
     with open(directory / "review_items.jsonl", "w", encoding="utf-8") as handle:
-        for item in items:
+        for item in items.iterator(chunk_size=2000):
             record = {"document": item.document.external_id, "evaluator": item.evaluator, "span": item.span_text,
                       "explanation": item.explanation}  # fmt: skip
             if item.occurrence is not None:
@@ -94,16 +95,25 @@ def export_work(study, assignments, directory, who):
             elif len(item.locations) == 1:  # a single place: keep it exactly (it may have been given)
                 record["segment"], record["start"], record["end"] = item.locations[0]
             handle.write(json_line(record))
-    answers = {}
-    for answer in (
-        ReviewAnswer.objects.filter(assignment__study=study).select_related("item").order_by("item__position")
-    ):
-        answers.setdefault(answer.assignment_id, []).append(
-            {"item": answer.item.position, "answers": answer.answers}
-        )
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for assignment in assignments:
-            record = assignment_record(assignment, who)
-            record["answers"] = answers.get(assignment.pk, [])
-            handle.write(json_line(record))
+        for chunk in assignments:
+            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
+                answers = _answers_of([assignment.pk for assignment in chunk])
+            for assignment in chunk:
+                record = assignment_record(assignment, who)
+                record["answers"] = answers.get(assignment.pk, [])
+                handle.write(json_line(record))
     write_annotations_csv_header(directory)
+
+
+def _answers_of(ids):
+    """{assignment id: its answers as the bundle gives them, in the items' order}."""
+    rows = (
+        ReviewAnswer.objects.filter(assignment_id__in=ids)
+        .order_by("item__position")
+        .values_list("assignment_id", "item__position", "answers")
+    )
+    found = {}
+    for assignment_id, position, answers in rows:
+        found.setdefault(assignment_id, []).append({"item": position, "answers": answers})
+    return found

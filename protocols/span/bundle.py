@@ -6,7 +6,6 @@ import csv
 from bundles.exporting import CSV_COLUMNS, assignment_record, json_line
 from bundles.reading import read_jsonl
 from exports.spreadsheet import spreadsheet_safe
-from studies.batches import batched
 from studies.protocols import BundleWork
 
 from .assistance.bundle import (
@@ -72,24 +71,19 @@ def write_work(study, work, segment_ids):
         write_assignments(study, work.assignments, suggestions)
 
 
-# Assignments written per batch: their spans and answers are read in one query each, so the export
-# holds one batch of spans at a time, whatever the study's size.
-EXPORT_BATCH = 500
-
-
 def export_work(study, assignments, directory, who):
+    """assignments.jsonl and annotations.csv a chunk of assignments at a time
+    (bundles/exporting.in_line_order), each chunk reading its spans and answers in one query each."""
     export_suggestions(study, directory, json_line)
     decisions, pointed = decisions_by_assignment(study)
     questions = study_questions(study)
-    if hasattr(assignments, "iterator"):  # a queryset: read a chunk at a time, not cached whole
-        assignments = assignments.iterator(chunk_size=EXPORT_BATCH)
     with (
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle,
         open(directory / "annotations.csv", "w", encoding="utf-8", newline="") as table,
     ):
         writer = csv.writer(table)
         writer.writerow(CSV_COLUMNS)
-        for batch in batched(assignments, EXPORT_BATCH):
+        for batch in assignments:
             ids = [assignment.pk for assignment in batch]
             annotations = _annotations_by_assignment(ids)
             answers = (

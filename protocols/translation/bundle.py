@@ -25,7 +25,8 @@ from bundles.exporting import assignment_record, json_line, write_annotations_cs
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, batch_segment_ids, submitted_assignments, workers_for
-from studies.models import Category
+from studies.batches import by_index
+from studies.models import Category, Document
 from studies.protocols import BundleWork
 
 from .bundle_checks import DocumentMetaCheck, check_assignments, check_document_meta
@@ -166,35 +167,45 @@ def _items_of(study, document_ids):
 
 
 def export_work(study, assignments, directory, who):
+    """assignments.jsonl a chunk of assignments at a time (bundles/exporting.in_line_order), each
+    chunk reading its own errors, scores, pre-filled counts and shown translations."""
     judged, contrastive = scheme(study.protocol), is_contrastive(study.protocol)
-    external = dict(study.documents.values_list("id", "external_id")) if contrastive else {}
-    if contrastive:  # a block study's lines by block, as the other block studies write them
-        assignments = sorted(assignments, key=lambda a: (a.block, *who(a), a.kind))
-    errors, scores = _errors_by_assignment(study, contrastive), _scores_by_assignment(study, contrastive)
-    prefilled = prefilled_counts(study)
     export_suggestions(study, directory)
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for assignment in assignments:
-            record = assignment_record(assignment, who)
-            if contrastive:
-                shown = sorted(assignment.items or [], key=lambda item: item["position"])
-                record["order"] = [external[item["document"]] for item in shown]
-            elif assignment.items:  # a rater's share of the document's segments (an imported MQM file)
-                record["segments"] = assignment.items
-            if assignment.pk in prefilled:  # the suggestion arm's: how many suggestions it received
-                record["prefilled"] = prefilled[assignment.pk]
-            if judged in WITH_SPANS:
-                record["errors"] = errors.get(assignment.pk, [])
-            if judged in WITH_SCORES:
-                record["scores"] = scores.get(assignment.pk, [])
-            handle.write(json_line(record))
+        for chunk in assignments:
+            ids = [assignment.pk for assignment in chunk]
+            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
+                errors = _errors_by_assignment(study, ids, contrastive) if judged in WITH_SPANS else None
+                scores = _scores_by_assignment(ids, contrastive) if judged in WITH_SCORES else None
+                prefilled = prefilled_counts(ids)
+                external = _shown_documents(chunk) if contrastive else {}
+            for assignment in chunk:
+                record = assignment_record(assignment, who)
+                if contrastive:
+                    shown = sorted(assignment.items or [], key=lambda item: item["position"])
+                    record["order"] = [external[item["document"]] for item in shown]
+                elif assignment.items:  # a rater's share of the document's segments (an imported MQM file)
+                    record["segments"] = assignment.items
+                if assignment.pk in prefilled:  # the suggestion arm's: how many suggestions it received
+                    record["prefilled"] = prefilled[assignment.pk]
+                if errors is not None:
+                    record["errors"] = errors.get(assignment.pk, [])
+                if scores is not None:
+                    record["scores"] = scores.get(assignment.pk, [])
+                handle.write(json_line(record))
     write_annotations_csv_header(directory)
 
 
-def _errors_by_assignment(study, contrastive):
+def _shown_documents(chunk):
+    """{document id: external id} of the translations a chunk of contrastive assignments showed."""
+    shown = {item["document"] for assignment in chunk for item in assignment.items or []}
+    return dict(Document.objects.filter(pk__in=shown).values_list("id", "external_id"))
+
+
+def _errors_by_assignment(study, ids, contrastive):
     grouped = {}
     rows = (
-        TranslationError.objects.filter(assignment__study=study)
+        TranslationError.objects.filter(assignment_id__in=ids)
         .order_by("assignment_id", "segment__document__position", "segment__index", "side", "start", "end",
                   "category__key", "severity", "id")
         .values_list("assignment_id", "segment__document__external_id", "segment__index", "side", "start", "end",
@@ -224,10 +235,10 @@ def _errors_by_assignment(study, contrastive):
     return grouped
 
 
-def _scores_by_assignment(study, contrastive):
+def _scores_by_assignment(ids, contrastive):
     grouped = {}
     rows = (
-        SegmentScore.objects.filter(assignment__study=study)
+        SegmentScore.objects.filter(assignment_id__in=ids)
         .order_by("assignment_id", "segment__document__position", "segment__index")
         .values_list("assignment_id", "segment__document__external_id", "segment__index", "score")
     )

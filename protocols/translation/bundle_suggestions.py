@@ -138,7 +138,8 @@ def export_suggestions(study, directory):
             handle.write(json_line(record))
 
 
-def prefilled_counts(study):
+def prefilled_counts(ids):
+    """{assignment id: how many suggestions it was given} of the assignments `ids`."""
     return dict(
-        SuggestionPrefill.objects.filter(assignment__study=study).values_list("assignment_id", "suggestions")
+        SuggestionPrefill.objects.filter(assignment_id__in=ids).values_list("assignment_id", "suggestions")
     )

@@ -14,7 +14,6 @@ from annotations.models import Assignment
 from bundles import BundleInvalid
 from bundles.bulk import insert_rows
 from bundles.services import study_export_bundle, study_import_bundle
-from protocols.span import bundle as span_bundle
 from protocols.span import bundle_writing
 from protocols.span.models import ErrorAnnotation
 from studies.models import Document, Segment, Study
@@ -46,7 +45,7 @@ def test_spans_written_in_small_batches_round_trip_byte_for_byte(tmp_path, monke
 
     empty_database()
     monkeypatch.setattr(bundle_writing, "ASSIGNMENT_BATCH", 2)
-    monkeypatch.setattr(span_bundle, "EXPORT_BATCH", 2)
+    monkeypatch.setattr("bundles.exporting.ASSIGNMENT_CHUNK", 2)
     monkeypatch.setattr("bundles.exporting.DOCUMENT_CHUNK", 1)
     result = study_import_bundle(directory=tmp_path / "whole")
     study_export_bundle(study=result.study, directory=tmp_path / "batched")

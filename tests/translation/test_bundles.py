@@ -561,3 +561,25 @@ def test_no_document_is_held_in_memory_while_the_work_is_checked(tmp_path, monke
     held = held_while_checking(monkeypatch, "protocols.translation.bundle_checks", check, DocumentSpec)
     assert study_import_bundle(directory=translation_bundle(tmp_path / "in", protocol)).assignments
     assert held and max(held) == 0, held
+
+
+@pytest.mark.parametrize("identities", [True, False])
+@pytest.mark.parametrize("protocol", ["mqm", "esa", "da", "contrastive-esa"])
+def test_an_export_a_chunk_of_assignments_at_a_time_is_the_export_at_once(
+    tmp_path, monkeypatch, protocol, identities
+):
+    """The export reads each chunk's errors, scores and shown translations by the chunk's own
+    assignments (bundles/exporting.in_line_order): chunks of one give the same files, named or
+    pseudonymous (whose lines are sorted by the names the file shows)."""
+    from bundles import exporting
+
+    study = study_import_bundle(directory=translation_bundle(tmp_path / "in", protocol)).study
+
+    def exported(name):
+        study_export_bundle(study=study, directory=tmp_path / name, identities=identities)
+        return {path.name: path.read_bytes() for path in sorted(Path(tmp_path / name).iterdir())}
+
+    whole = exported("whole")
+    monkeypatch.setattr(exporting, "ASSIGNMENT_CHUNK", 1)
+    assert exported("chunked") == whole
+    assert whole["assignments.jsonl"].count(b"\n") == Assignment.objects.filter(study=study).count() > 1

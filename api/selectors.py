@@ -44,7 +44,9 @@ def documents_for_api(user, *, with_segments=False):
     documents = in_visible_studies(Document.objects.all(), user)
     if with_segments:
         documents = documents.prefetch_related(
-            Prefetch("segments", queryset=Segment.objects.order_by("index"))
+            Prefetch(
+                "segments", queryset=Segment.objects.order_by("document_id", "index")
+            )  # the unique index's order
         )
     return documents
 

@@ -80,7 +80,10 @@ def export_study(study, directory, *, identities=True):
     (directory / "study.yaml").write_text(_study_yaml(study, identities), encoding="utf-8")
     with open(directory / "documents.jsonl", "w", encoding="utf-8") as handle:
         documents = study.documents.order_by("position", "id").prefetch_related(
-            Prefetch("segments", queryset=Segment.objects.order_by("index"))
+            # By (document, index), the unique index's order: ordered by index alone, PostgreSQL sorted a
+            # scan of the whole segment table for each chunk of documents when its statistics were
+            # stale (as after an import), 21 ms against 1.4 ms a chunk at 200,000 segments.
+            Prefetch("segments", queryset=Segment.objects.order_by("document_id", "index"))
         )
         # A chunk of documents and their segments at a time, not the whole study's texts at once.
         for document in documents.iterator(chunk_size=DOCUMENT_CHUNK):

@@ -190,6 +190,20 @@ def in_line_order(assignments, key=None):
         yield [rows[line.pk] for line in part]
 
 
+def write_assignment_lines(directory, assignments, who, field, work_of):
+    """assignments.jsonl of a protocol whose line is the common fields (assignment_record) and its
+    work under `field`: `assignments` as export_study gives them (chunks in line order), and
+    `work_of(ids)` the chunk's work, {assignment id: [...]}, read by index."""
+    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
+        for chunk in assignments:
+            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
+                work = work_of([assignment.pk for assignment in chunk])
+            for assignment in chunk:
+                record = assignment_record(assignment, who)
+                record[field] = work.get(assignment.pk, [])
+                handle.write(json_line(record))
+
+
 def assignment_record(assignment, who):
     """The fields every line of assignments.jsonl starts with ("document" only for a document study)."""
     annotator, platform = who(assignment)

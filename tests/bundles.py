@@ -85,6 +85,31 @@ def held_while_checking(monkeypatch, module, function, spec_class):
     return held
 
 
+def held_while_exporting(monkeypatch, study, directory):
+    """Export `study` into directory/whole, then again into directory/chunked a chunk of one
+    assignment at a time, counting the Assignments alive (beyond those alive before) as each line
+    of assignments.jsonl is made. Returns (the counts, the two files' bytes)."""
+    from annotations.models import Assignment
+    from bundles import exporting
+    from bundles.services import study_export_bundle
+
+    study_export_bundle(study=study, directory=directory / "whole")
+    held, record, before = (
+        [],
+        exporting.assignment_record,
+        alive(Assignment),
+    )  # an earlier test may have left some
+    monkeypatch.setattr(exporting, "ASSIGNMENT_CHUNK", 1)
+
+    def counted(assignment, who):
+        held.append(alive(Assignment) - before)
+        return record(assignment, who)
+
+    monkeypatch.setattr(exporting, "assignment_record", counted)
+    study_export_bundle(study=study, directory=directory / "chunked")
+    return held, [(directory / name / "assignments.jsonl").read_bytes() for name in ("whole", "chunked")]
+
+
 def held_while_writing(monkeypatch, protocol, spec_class, batch):
     """Make protocol `protocol`'s bundle import spool its checked assignments `batch` at a time, and
     count, as each batch is written, how many `spec_class` objects are alive: the returned list gets

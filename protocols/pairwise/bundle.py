@@ -10,13 +10,12 @@ order given, so export -> import -> export gives the same bytes.
 """
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.exporting import write_annotations_csv_header, write_assignment_lines
 from bundles.importing import DOCUMENT_FILES
 from bundles.problems import Problems
 from bundles.reading import read_falte_documents, read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, submitted_assignments, workers_for
-from studies.batches import by_index
 from studies.models import Document
 from studies.protocols import BundleWork
 
@@ -97,16 +96,9 @@ def _write_batch(study, batch, workers):
 
 
 def export_work(study, assignments, directory, who):
-    """One line per worker and block, the choices in the order of the block's pairs, a chunk of
-    assignments at a time (bundles/exporting.in_line_order), each chunk reading its own choices."""
-    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for chunk in assignments:
-            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
-                choices = _choices_of([assignment.pk for assignment in chunk])
-            for assignment in chunk:
-                record = assignment_record(assignment, who)
-                record["choices"] = choices.get(assignment.pk, [])
-                handle.write(json_line(record))
+    """One line per worker and block, the choices in the order of the block's pairs, each chunk of
+    assignments reading its own (bundles/exporting.write_assignment_lines)."""
+    write_assignment_lines(directory, assignments, who, "choices", _choices_of)
     write_annotations_csv_header(directory)
 
 

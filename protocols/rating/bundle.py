@@ -2,11 +2,10 @@
 with its Likert ratings or BWS judgments."""
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.exporting import write_annotations_csv_header, write_assignment_lines
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, submitted_assignments, workers_for
-from studies.batches import by_index
 from studies.models import Document
 from studies.protocols import BundleWork
 
@@ -76,17 +75,12 @@ def _write_batch(study, batch, workers):
 
 
 def export_work(study, assignments, directory, who):
-    """Rating studies: one line per worker and block with its ratings or judgments, a chunk of
-    assignments at a time (bundles/exporting.in_line_order), each chunk reading its own work."""
-    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for chunk in assignments:
-            work = _ratings_of if study.protocol == "likert" else _judgments_of
-            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
-                done = work([assignment.pk for assignment in chunk])
-            for assignment in chunk:
-                record = assignment_record(assignment, who)
-                record["ratings" if study.protocol == "likert" else "judgments"] = done.get(assignment.pk, [])
-                handle.write(json_line(record))
+    """Rating studies: one line per worker and block with its ratings or judgments, each chunk of
+    assignments reading its own (bundles/exporting.write_assignment_lines)."""
+    if study.protocol == "likert":
+        write_assignment_lines(directory, assignments, who, "ratings", _ratings_of)
+    else:
+        write_assignment_lines(directory, assignments, who, "judgments", _judgments_of)
     write_annotations_csv_header(directory)
 
 

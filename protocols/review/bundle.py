@@ -1,11 +1,10 @@
 """The review protocol's part of a bundle: review_items.jsonl (the evaluators' spans) and
 the reviewers' answers in assignments.jsonl."""
 
-from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.exporting import json_line, write_annotations_csv_header, write_assignment_lines
 from bundles.reading import read_jsonl
 from bundles.spool import Spool
 from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
-from studies.batches import by_index
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_review_assignments, check_review_items, evaluator_labels
@@ -95,14 +94,7 @@ def export_work(study, assignments, directory, who):
             elif len(item.locations) == 1:  # a single place: keep it exactly (it may have been given)
                 record["segment"], record["start"], record["end"] = item.locations[0]
             handle.write(json_line(record))
-    with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
-        for chunk in assignments:
-            with by_index():  # a chunk's reads by its own keys, never a scan per chunk
-                answers = _answers_of([assignment.pk for assignment in chunk])
-            for assignment in chunk:
-                record = assignment_record(assignment, who)
-                record["answers"] = answers.get(assignment.pk, [])
-                handle.write(json_line(record))
+    write_assignment_lines(directory, assignments, who, "answers", _answers_of)
     write_annotations_csv_header(directory)
 
 

@@ -185,23 +185,11 @@ def test_the_export_holds_a_chunk_of_assignments_at_a_time(tmp_path, monkeypatch
     """The bundle export sorts the lines from a few fields of each assignment, then reads the rows
     and their ratings or judgments a chunk at a time: with chunks of one, one Assignment is alive as
     each line is written (before, every one, with all their work), and the file is the same."""
-    from annotations.models import Assignment
-    from bundles import exporting
-    from bundles.services import study_export_bundle, study_import_bundle
-    from protocols.rating import bundle
-    from tests.bundles import alive
+    from tests.bundles import held_while_exporting
 
     study = study_import_bundle(
         directory=write_rating_bundle(tmp_path / "in", protocol=protocol, assignments=lines())
     ).study
-    study_export_bundle(study=study, directory=tmp_path / "whole")
-    held, write, before = [], bundle.json_line, alive(Assignment)  # an earlier test may have left some held
-    monkeypatch.setattr(exporting, "ASSIGNMENT_CHUNK", 1)
-    monkeypatch.setattr(
-        bundle, "json_line", lambda record: held.append(alive(Assignment) - before) or write(record)
-    )
-    study_export_bundle(study=study, directory=tmp_path / "chunked")
+    held, (whole, chunked) = held_while_exporting(monkeypatch, study, tmp_path)
     assert len(held) == 4 and max(held) == 1, held
-    assert (tmp_path / "chunked" / "assignments.jsonl").read_bytes() == (
-        tmp_path / "whole" / "assignments.jsonl"
-    ).read_bytes()
+    assert chunked == whole

@@ -9,12 +9,41 @@ pointing at its span) reads them afterwards, in batches.
 """
 
 import json
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.db import connection
 from django.db.models import JSONField
 from django.utils import timezone
 
 SQLITE_BATCH = 5000
+_written = ContextVar("bulk_tables_written", default=None)  # the models insert_rows wrote, where asked
+
+
+@contextmanager
+def tables_written():
+    """The set of models `insert_rows` writes inside the block (for `analyse`)."""
+    models = set()
+    token = _written.set(models)
+    try:
+        yield models
+    finally:
+        _written.reset(token)
+
+
+def analyse(models):
+    """ANALYZE the models' tables on PostgreSQL, after a bulk load: its planner reads the tables'
+    statistics, which a load of a large study leaves stale until autovacuum comes by (never, where
+    it is off); read by those statistics, a batch's lookup by its own keys became a scan of the whole
+    table per batch (docs/benchmarks.md). ANALYZE samples a fixed number of rows (about 0.1 s a
+    table of 200,000 here); inside the import's transaction, its statistics commit with the rows.
+    A role that does not own a table gets a warning, not an error."""
+    if connection.vendor != "postgresql":
+        return
+    quote = connection.ops.quote_name
+    with connection.cursor() as cursor:
+        for table in sorted({model._meta.db_table for model in models}):
+            cursor.execute(f"ANALYZE {quote(table)}")
 
 
 def insert_rows(model, columns, rows):
@@ -57,6 +86,8 @@ def insert_rows(model, columns, rows):
             yield (*row, *constants)
 
     names = [fields[name].column for name in (*columns, *constant_columns)]
+    if (written := _written.get()) is not None:
+        written.add(model)
     if connection.vendor == "postgresql":
         return _copy(model._meta.db_table, names, stored_rows())
     return _execute_many(model._meta.db_table, names, stored_rows())

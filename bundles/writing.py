@@ -17,7 +17,7 @@ from studies import extensions, protocols
 from studies.models import Category, Document, Segment, Study, Taxonomy
 from studies.sentences import sentence_offsets
 
-from .bulk import insert_rows
+from .bulk import analyse, insert_rows, tables_written
 from .references import references_checked_here
 
 DOCUMENT_BATCH = 500
@@ -40,11 +40,14 @@ def write_study(spec, documents, work, *, user=None, directory=None):
     )
     if user is not None and user.is_authenticated:
         StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
-    segment_ids = write_documents(study, documents)
-    protocols.of(study).bundle_write(study, work, segment_ids)
+    with tables_written() as written:
+        segment_ids = write_documents(study, documents)
+        protocols.of(study).bundle_write(study, work, segment_ids)
     for extension in extensions.registered():
         if extension.key in spec.extensions:
             extension.study_yaml_write(study, spec.extensions[extension.key], directory)
+    # Before anything reads the study back (its scoring below, then reports and exports).
+    analyse({Document, Assignment, *written})
     if work.assignments:
         # Imported work is scored like submitted work (qualification results, attention checks).
         qualification_score_study(study=study)

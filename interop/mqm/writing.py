@@ -7,7 +7,7 @@ from django.db import transaction
 
 from accounts.models import StudyMembership, Worker
 from annotations.models import Assignment
-from bundles.bulk import insert_rows
+from bundles.bulk import analyse, insert_rows
 from bundles.problems import Problems
 from bundles.references import references_checked_here
 from bundles.study_checks import SLUG
@@ -221,6 +221,7 @@ def _write(path, name, plan, weights, config, problems, *, user, slug, fields):
     Document.objects.bulk_update(
         [p.document for p in written.values() if p.unclosed], ["meta"], batch_size=BATCH
     )
+    analyse([Document, Assignment, Segment, TranslationError])  # before reports read the campaign back
     return MQMImport(study=study, documents=len(written), segments=segments, assignments=len(assignment_of),
                      errors=errors, rated=rated, notes=notes, warnings=problems.warnings)  # fmt: skip
 

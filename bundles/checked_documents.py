@@ -77,9 +77,10 @@ class CheckedDocuments:
 
     def line_of(self, external_id):
         """The line of the stored document with this id (None: on a line it shares)."""
-        return self._db.execute("SELECT line FROM document WHERE external_id = ?", (external_id,)).fetchone()[
-            0
-        ]
+        (line,) = self._db.execute(
+            "SELECT line FROM document WHERE external_id = ?", (external_id,)
+        ).fetchone()
+        return line
 
     def __len__(self):
         return self._count

@@ -35,9 +35,9 @@ CSV_COLUMNS = [
 
 
 DOCUMENT_CHUNK = 500
-ASSIGNMENT_CHUNK = 500  # a block study's assignments written per chunk, with their work
+ASSIGNMENT_CHUNK = 500  # assignments handed to a protocol's export per chunk, with their work read
 
-# What sorting a block study's assignments reads of each: enough for who(assignment), not the row.
+# What sorting a study's assignments into their lines reads of each: enough for who(), not the row.
 _Line = namedtuple("_Line", "pk block kind worker_id worker position")
 _Worker = namedtuple("_Worker", "external_id platform")
 

@@ -13,7 +13,8 @@ checkout too, in the same run, into its own fresh database.
 `--plain` imports the documents alone (no assignments.jsonl), the bundle of bench/import_bundle.py.
 `--likert` imports a Likert study: blocks of 2 inputs x 5 systems (one segment each), 3 raters per
 block rating every document; `--pairwise` the same blocks, each rater choosing between every pair
-of one input's summaries. `--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
+of one input's summaries. `--review` imports a review study: 3-segment documents, 2 items of each
+of 3 evaluators per document, every item answered by 2 reviewers. `--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
 5 systems): 3 raters per translation, each scoring every segment and marking an error in every
 other one.
 """
@@ -107,6 +108,41 @@ def write_block_bundle(directory, documents, protocol):
                 lines.write(json.dumps(line) + "\n")
 
 
+REVIEW_EVALUATORS, REVIEW_ITEMS, REVIEWERS = ("gpt-4o", "llama-70b", "claude"), 2, 2
+
+
+def write_review_bundle(directory, documents):
+    """A review study of `documents` match reports (3 segments each), each with REVIEW_ITEMS items of
+    each of 3 evaluators, every item answered by each of REVIEWERS reviewers."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "study.yaml").write_text(
+        "slug: bench-review\ntitle: review import benchmark\nprotocol: review\n"
+        f"annotators_per_document: {REVIEWERS}\n"
+    )
+    answer = {"span": "Error", "explanation": "Correct", "flags": []}
+    per_document = len(REVIEW_EVALUATORS) * REVIEW_ITEMS
+    with (
+        open(directory / "documents.jsonl", "w", encoding="utf-8") as documents_file,
+        open(directory / "review_items.jsonl", "w", encoding="utf-8") as items_file,
+        open(directory / "assignments.jsonl", "w", encoding="utf-8") as lines,
+    ):
+        for number in range(documents):
+            name = f"game{number:06d}"
+            segments = [f"The Hawks beat the Bulls 102-{number % 100}.", "Young scored 30 points.",
+                        "The Hawks won again at home."]  # fmt: skip
+            documents_file.write(
+                json.dumps({"id": name, "segments": segments, "source": "Match report"}) + "\n"
+            )
+            for evaluator in REVIEW_EVALUATORS:
+                for span in ("Young", "won again")[:REVIEW_ITEMS]:
+                    item = {"document": name, "evaluator": evaluator, "span": span, "explanation": "Not so."}
+                    items_file.write(json.dumps(item) + "\n")
+            for reviewer in range(REVIEWERS):
+                line = {"document": name, "annotator": f"rev{reviewer}",
+                        "answers": [{"item": n, "answers": answer} for n in range(per_document)]}  # fmt: skip
+                lines.write(json.dumps(line) + "\n")
+
+
 def import_once(root, bundle, database):
     """(wall, process CPU, PostgreSQL CPU, peak RSS MB) of `import_study` run from checkout `root`."""
     url = f"postgres://postgres@127.0.0.1:5432/{database}"
@@ -133,6 +169,9 @@ def main():
     parser.add_argument("--likert", action="store_true", help="a Likert study rated in blocks")
     parser.add_argument("--pairwise", action="store_true", help="a pairwise study chosen in blocks")
     parser.add_argument(
+        "--review", action="store_true", help="a review study: evaluators' items, reviewers' answers"
+    )
+    parser.add_argument(
         "--prefix",
         "--database-prefix",
         dest="prefix",
@@ -149,6 +188,12 @@ def main():
             per_line = LIKERT_SYSTEMS * LIKERT_INPUTS if args.likert else 20
             what = (f"{documents:,} {protocol} documents in {blocks:,} blocks, {blocks * RATERS:,} assignments, "
                     f"{blocks * RATERS * per_line:,} {'ratings' if args.likert else 'choices'}")  # fmt: skip
+        elif args.review:
+            bundle = ROOT / "bench" / "out" / f"review-{documents}"
+            write_review_bundle(bundle, documents)
+            items = documents * len(REVIEW_EVALUATORS) * REVIEW_ITEMS
+            what = (f"{documents:,} review documents, {items:,} evaluator items, {documents * REVIEWERS:,} "
+                    f"assignments, {items * REVIEWERS:,} answers")  # fmt: skip
         elif args.translation:
             bundle = ROOT / "bench" / "out" / f"esa-{documents}"
             write_esa_work_bundle(bundle, documents)
@@ -167,6 +212,7 @@ def main():
             chosen = (
                 ("likert", args.likert),
                 ("pairwise", args.pairwise),
+                ("review", args.review),
                 ("esa", args.translation),
                 ("plain", args.plain),
             )

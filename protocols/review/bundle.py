@@ -1,10 +1,12 @@
 """The review protocol's part of a bundle: review_items.jsonl (the evaluators' spans) and
 the reviewers' answers in assignments.jsonl."""
 
+from bundles.bulk import insert_rows
 from bundles.exporting import json_line, write_annotations_csv_header, write_assignment_lines
 from bundles.reading import read_jsonl
+from bundles.references import references_checked_here
 from bundles.spool import Spool
-from bundles.writing import ROW_BATCH, submitted_assignments, workers_for
+from bundles.writing import ROW_BATCH, batch_document_ids, submitted_assignments, workers_for
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_review_assignments, check_review_items, evaluator_labels
@@ -31,19 +33,18 @@ def check_work(directory, spec, documents, broken, locate, problems, texts=None)
     assignments = check_review_assignments(
         records, problems, documents=segments_of, item_counts=counts, questions=questions
     )
-    return BundleWork(
-        assignments=assignments, extra=items, annotations=sum(len(a.annotations) for a in assignments)
-    )
+    return BundleWork(assignments=assignments, extra=items, annotations=assignments.annotations)
 
 
 def write_work(study, work, segment_ids):
-    """Evaluator items (labelled Evaluator A, B, ... in order of appearance) and reviewers' answers."""
+    """Evaluator items (labelled Evaluator A, B, ... in order of appearance), then the reviewers'
+    answers, a batch at a time as checking spooled them, each batch reading its own documents' and
+    items' ids (inside the import's transaction)."""
     items, assignments = work.extra, work.assignments
-    document_ids = dict(study.documents.values_list("external_id", "id"))
     labels = evaluator_labels(item["evaluator"] for item in items)
-    item_ids = {}  # (document id, position) -> the item's id, for the reviewers' answers
     for batch in items.batches() if isinstance(items, Spool) else [items]:
-        rows = ReviewItem.objects.bulk_create(
+        document_ids = batch_document_ids(study, {i["document"] for i in batch})
+        ReviewItem.objects.bulk_create(
             [
                 ReviewItem(
                     document_id=document_ids[i["document"]],
@@ -60,22 +61,29 @@ def write_work(study, work, segment_ids):
             ],
             batch_size=ROW_BATCH,
         )
-        if assignments:
-            item_ids.update({(row.document_id, row.position): row.pk for row in rows})
     if not assignments:
         return
-    workers = workers_for({(spec.platform, spec.annotator) for spec in assignments})
-    made = submitted_assignments(study, assignments, workers, document_ids)
-    ReviewAnswer.objects.bulk_create(
-        [
-            ReviewAnswer(
-                assignment=row, item_id=item_ids[(row.document_id, entry["item"])], answers=entry["answers"]
-            )
-            for row, spec in zip(made, assignments, strict=True)
-            for entry in spec.annotations
-        ],
-        batch_size=ROW_BATCH,
+    workers = workers_for(assignments.workers)
+    for batch in assignments.batches():
+        _write_batch(study, batch, workers)
+
+
+def _write_batch(study, batch, workers):
+    document_ids = batch_document_ids(study, {spec.document for spec in batch})
+    item_ids = {  # (document id, position) -> the item's id, for this batch's documents
+        (document_id, position): pk
+        for document_id, position, pk in ReviewItem.objects.filter(document_id__in=document_ids.values())
+        .values_list("document_id", "position", "id")
+    }  # fmt: skip
+    made = submitted_assignments(study, batch, workers, document_ids)
+    rows = (
+        (row.pk, item_ids[(row.document_id, entry["item"])], entry["answers"])
+        for row, spec in zip(made, batch, strict=True)
+        for entry in spec.annotations
     )
+    # Every row refers to this import's own assignments and items (bundles/references.py).
+    with references_checked_here():
+        insert_rows(ReviewAnswer, ("assignment_id", "item_id", "answers"), rows)
 
 
 def export_work(study, assignments, directory, who):

@@ -5,7 +5,10 @@ import string
 from bundles.fields import is_int, unknown_fields
 from bundles.headers import HEADER_FIELDS, check_header
 from bundles.specs import AssignmentSpec
+from bundles.spool import CheckedAssignments
 from protocols.review.questions import answer_error
+
+ASSIGNMENT_BATCH = 500  # assignments per batch on disk, and per batch written
 
 ITEM_FIELDS = {"document", "evaluator", "span", "explanation", "occurrence", "segment", "start", "end"}
 REVIEW_ASSIGNMENT_FIELDS = HEADER_FIELDS | {"document", "answers"}
@@ -89,8 +92,11 @@ def check_review_items(records, problems, *, documents, keep=None):
 
 
 def check_review_assignments(records, problems, *, documents, item_counts, questions):
-    """Reviewers' answers: {"document", "annotator", "answers": [{"item": n, "answers": {...}}]}."""
-    specs, first_line = [], {}
+    """Reviewers' answers: {"document", "annotator", "answers": [{"item": n, "answers": {...}}]}, as
+    AssignmentSpecs in a CheckedAssignments (bundles/spool.py: on disk until the write, a batch at a
+    time)."""
+    specs = CheckedAssignments(lambda spec: len(spec.annotations), batch=ASSIGNMENT_BATCH)
+    first_line = {}
     for record in records:
         value, file, line = record.value, record.file, record.line
         if not isinstance(value, dict):

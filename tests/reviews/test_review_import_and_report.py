@@ -119,3 +119,17 @@ def test_report_page_of_a_review_study(tmp_path, client, researcher):
     html = client.get(reverse("admin:reports_report_change", args=[report.pk])).content.decode()
     assert 'id="evaluators-table"' in html and 'id="review-agreement-table"' in html
     assert "<td>gpt-4o</td><td>2</td><td>4</td>" in html and html.count("<svg") >= 2
+
+
+def test_answers_written_a_batch_at_a_time_are_the_answers_written_at_once(tmp_path, monkeypatch):
+    """Checked answers wait on disk and are written a batch at a time, each batch reading its own
+    documents' and items' ids: batches of one give the same study, byte for byte, and at most a
+    batch of checked assignments is in memory while one is written (before, all of them were,
+    and a map of every item's id)."""
+    from bundles.specs import AssignmentSpec
+    from tests.bundles import whole_and_batched
+
+    directory = write_review_bundle(tmp_path / "in", answers=ANSWERS)
+    (whole, batched), held = whole_and_batched(tmp_path, directory, monkeypatch, "review", AssignmentSpec)
+    assert whole == batched and b'"rev2"' in whole["assignments.jsonl"]
+    assert len(held) == 2 and max(held) <= 1, held

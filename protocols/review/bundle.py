@@ -7,6 +7,7 @@ from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
 from bundles.spool import Spool
 from bundles.writing import ROW_BATCH, batch_document_ids, submitted_assignments, workers_for
+from studies.batches import by_index
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_review_assignments, check_review_items, evaluator_labels
@@ -70,11 +71,13 @@ def write_work(study, work, segment_ids):
 
 def _write_batch(study, batch, workers):
     document_ids = batch_document_ids(study, {spec.document for spec in batch})
-    item_ids = {  # (document id, position) -> the item's id, for this batch's documents
-        (document_id, position): pk
-        for document_id, position, pk in ReviewItem.objects.filter(document_id__in=document_ids.values())
-        .values_list("document_id", "position", "id")
-    }  # fmt: skip
+    with by_index():  # the items were written in this transaction: no statistics yet to plan by
+        item_ids = {  # (document id, position) -> the item's id, for this batch's documents
+            (document_id, position): pk
+            for document_id, position, pk in ReviewItem.objects.filter(document_id__in=document_ids.values())
+            .order_by()  # the model's (document, position) order could walk that index whole
+            .values_list("document_id", "position", "id")
+        }  # fmt: skip
     made = submitted_assignments(study, batch, workers, document_ids)
     rows = (
         (row.pk, item_ids[(row.document_id, entry["item"])], entry["answers"])

@@ -23,7 +23,7 @@ from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
 from studies import extensions, protocols
 from studies.batches import batched, by_index
-from studies.models import Segment
+from studies.models import Document, Segment
 
 from .study_checks import category_spec_of
 
@@ -188,6 +188,11 @@ def in_line_order(assignments, key=None):
         with by_index():
             rows = Assignment.objects.select_related("worker", "document").in_bulk([line.pk for line in part])
         yield [rows[line.pk] for line in part]
+
+
+def external_ids(document_ids):
+    """{document id: external id} of these documents: what a chunk's work names, read by its keys."""
+    return dict(Document.objects.filter(pk__in=document_ids).values_list("id", "external_id"))
 
 
 def write_assignment_lines(directory, assignments, who, field, work_of):

@@ -10,13 +10,12 @@ order given, so export -> import -> export gives the same bytes.
 """
 
 from bundles.bulk import insert_rows
-from bundles.exporting import write_annotations_csv_header, write_assignment_lines
+from bundles.exporting import external_ids, write_annotations_csv_header, write_assignment_lines
 from bundles.importing import DOCUMENT_FILES
 from bundles.problems import Problems
 from bundles.reading import read_falte_documents, read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, submitted_assignments, workers_for
-from studies.models import Document
 from studies.protocols import BundleWork
 
 from .bundle_checks import check_assignments, check_outputs
@@ -106,14 +105,12 @@ def _choices_of(ids):
     """{assignment id: its choices as the bundle gives them, in the order of the block's pairs}. Each
     table read alone by its keys: joined, a plan made on an import's fresh (unanalysed) tables hashed
     the whole document table twice per chunk."""
-    rows = (
+    rows = list(
         PairwiseChoice.objects.filter(assignment_id__in=ids)
         .order_by("assignment_id", "position")
         .values_list("assignment_id", "left_id", "right_id", "choice", "strength")
     )
-    rows = list(rows)
-    named = {pk for _, left, right, _, _ in rows for pk in (left, right)}
-    external = dict(Document.objects.filter(pk__in=named).values_list("id", "external_id"))
+    external = external_ids({pk for _, left, right, _, _ in rows for pk in (left, right)})
     found = {}
     for assignment_id, left, right, choice, strength in rows:
         found.setdefault(assignment_id, []).append(

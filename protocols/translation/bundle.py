@@ -21,12 +21,12 @@ Export writes the errors by segment, side and place, the scores by segment, so e
 import dataclasses
 
 from bundles.bulk import insert_rows
-from bundles.exporting import assignment_record, json_line, write_annotations_csv_header
+from bundles.exporting import assignment_record, external_ids, json_line, write_annotations_csv_header
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
 from bundles.writing import batch_document_ids, batch_segment_ids, submitted_assignments, workers_for
 from studies.batches import by_index
-from studies.models import Category, Document
+from studies.models import Category
 from studies.protocols import BundleWork
 
 from .bundle_checks import DocumentMetaCheck, check_assignments, check_document_meta
@@ -199,7 +199,7 @@ def export_work(study, assignments, directory, who):
 def _shown_documents(chunk):
     """{document id: external id} of the translations a chunk of contrastive assignments showed."""
     shown = {item["document"] for assignment in chunk for item in assignment.items or []}
-    return dict(Document.objects.filter(pk__in=shown).values_list("id", "external_id"))
+    return external_ids(shown)
 
 
 def _errors_by_assignment(study, ids, contrastive):

@@ -66,16 +66,16 @@ def _bundle_questions(spec):
 
 
 def write_work(study, work, segment_ids):
-    suggestions = write_suggestions(study, work.extra, segment_ids) if work.extra else {}
+    if work.extra:
+        write_suggestions(study, work.extra)
     if work.assignments:
-        write_assignments(study, work.assignments, suggestions)
+        write_assignments(study, work.assignments)
 
 
 def export_work(study, assignments, directory, who):
     """assignments.jsonl and annotations.csv a chunk of assignments at a time
     (bundles/exporting.in_line_order), each chunk reading its spans and answers in one query each."""
     export_suggestions(study, directory, json_line)
-    decisions, pointed = decisions_by_assignment(study)
     questions = study_questions(study)
     with (
         open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle,
@@ -86,6 +86,7 @@ def export_work(study, assignments, directory, who):
         for batch in assignments:
             ids = [assignment.pk for assignment in batch]
             annotations = _annotations_by_assignment(ids)
+            decisions, pointed = decisions_by_assignment(ids)
             answers = (
                 dict(
                     DocumentAnswer.objects.filter(assignment_id__in=ids).values_list(

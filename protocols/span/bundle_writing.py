@@ -13,7 +13,7 @@ from bundles.writing import (
 )
 from studies.models import Category
 
-from .assistance.bundle import write_decisions
+from .assistance.bundle import suggestion_ids, write_decisions
 from .models import DocumentAnswer, ErrorAnnotation
 
 # Assignments per batch: their documents and segments are read in one query each, within the
@@ -50,16 +50,16 @@ def _span_tuple(annotation):
     )  # fmt: skip
 
 
-def write_assignments(study, checked, suggestions):
-    """Write CheckedAssignments (inside the import's transaction); `suggestions` are the rows of
-    suggestions.jsonl by (document, position), for the decisions on them."""
+def write_assignments(study, checked):
+    """Write CheckedAssignments (inside the import's transaction), after the suggestions their
+    decisions point at."""
     workers = workers_for(checked.workers)
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy else {}
     for batch in checked.batches():
-        _write_batch(study, batch, workers, category_ids, suggestions)
+        _write_batch(study, batch, workers, category_ids)
 
 
-def _write_batch(study, batch, workers, category_ids, suggestions):
+def _write_batch(study, batch, workers, category_ids):
     specs = [spec for spec, _ in batch]
     document_ids = batch_document_ids(study, {spec.document for spec in specs})
     segment_ids = batch_segment_ids(document_ids)
@@ -79,7 +79,7 @@ def _write_batch(study, batch, workers, category_ids, suggestions):
     # categories, which may be older and shared: those are locked instead (bundles/references.py).
     with references_checked_here(existing=[(Category, category_ids.values())]):
         insert_rows(ErrorAnnotation, SPAN_COLUMNS, span_rows())
-    _write_decisions(rows, specs, suggestions)
+    _write_decisions(rows, specs)
     DocumentAnswer.objects.bulk_create(
         [
             DocumentAnswer(assignment=row, answers=spec.document_answers)
@@ -90,10 +90,11 @@ def _write_batch(study, batch, workers, category_ids, suggestions):
     )
 
 
-def _write_decisions(rows, specs, suggestions):
+def _write_decisions(rows, specs):
     deciding = [(row, spec) for row, spec in zip(rows, specs, strict=True) if spec.suggestion_decisions]
     if not deciding:
         return
+    suggestions = suggestion_ids({row.document_id for row, _ in deciding})
     # The spans went in without returning ids: a decision finds its span by the assignment's client id.
     span_ids = {
         (assignment_id, client_id): pk
@@ -103,7 +104,13 @@ def _write_decisions(rows, specs, suggestions):
     }
     write_decisions(
         [
-            (row, suggestions[(spec.document, position)], action, seconds, span_ids.get((row.pk, client_id)))
+            (
+                row,
+                suggestions[(row.document_id, position)],
+                action,
+                seconds,
+                span_ids.get((row.pk, client_id)),
+            )
             for row, spec in deciding
             for position, action, seconds, client_id in spec.suggestion_decisions
         ]

@@ -35,6 +35,7 @@ from .bundle_suggestions import (
     check_suggestions,
     export_suggestions,
     prefilled_counts,
+    suggestion_ids,
     suggestion_positions,
     write_prefilled,
     write_suggestions,
@@ -111,12 +112,13 @@ def write_work(study, work, segment_ids):
     import's transaction), a batch of assignments at a time as checking spooled them: each batch
     reads the ids of its own documents and segments, and its rows go in through the bulk path."""
     category_ids = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
-    suggested = write_suggestions(study, work.extra, category_ids) if work.extra else {}
+    if work.extra:
+        write_suggestions(study, work.extra, category_ids)
     if not work.assignments:
         return
     workers = workers_for(work.assignments.workers)
     for batch in work.assignments.batches():
-        _write_batch(study, batch, workers, category_ids, suggested)
+        _write_batch(study, batch, workers, category_ids)
 
 
 ERROR_COLUMNS = ("assignment_id", "segment_id", "side", "start", "end", "text", "category_id", "severity", "comment",
@@ -124,7 +126,7 @@ ERROR_COLUMNS = ("assignment_id", "segment_id", "side", "start", "end", "text", 
 SCORE_COLUMNS = ("assignment_id", "segment_id", "score")
 
 
-def _write_batch(study, batch, workers, category_ids, suggested):
+def _write_batch(study, batch, workers, category_ids):
     named = set()
     for spec in batch:
         named.update(filter(None, [spec.document, *spec.order]))
@@ -132,6 +134,9 @@ def _write_batch(study, batch, workers, category_ids, suggested):
         named.update(document for document, _, _ in spec.scores)
     document_ids = batch_document_ids(study, named)
     segment_ids = batch_segment_ids(document_ids)
+    suggested = (
+        suggestion_ids(document_ids) if any(e.suggestion for spec in batch for e in spec.errors) else {}
+    )
     rows = submitted_assignments(study, batch, workers, document_ids, items_of=_items_of(study, document_ids))
 
     def error_rows():
@@ -140,7 +145,7 @@ def _write_batch(study, batch, workers, category_ids, suggested):
                 yield (
                     row.pk, segment_ids[(e.document, e.segment)], e.side, e.start, e.end, e.text,
                     category_ids[e.category] if e.category else None, e.severity, e.comment,
-                    e.client_id or f"import-{number}", suggested[(e.document, e.suggestion)].pk if e.suggestion else None,
+                    e.client_id or f"import-{number}", suggested[(e.document, e.suggestion)] if e.suggestion else None,
                 )  # fmt: skip
 
     def score_rows():

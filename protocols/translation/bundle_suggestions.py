@@ -8,10 +8,15 @@ and, in assignments.jsonl, a line's `prefilled` (how many it received: assignmen
 and each pre-filled error's `suggestion` (the position it came from, kept while the worker kept it).
 """
 
+from bundles.bulk import insert_rows
+from bundles.checked_suggestions import CheckedSuggestions, PositionsByDocument
 from bundles.exporting import json_line
 from bundles.fields import is_int
 from bundles.reading import read_jsonl
-from studies.models import Segment
+from bundles.references import references_checked_here
+from bundles.writing import batch_document_ids, batch_segment_ids
+from studies.batches import by_index
+from studies.models import Category
 
 from .bundle_errors import check_error
 from .keys import MQM, WITH_SPANS, scheme
@@ -23,16 +28,17 @@ MAX_SOURCE = 200
 
 
 def check_suggestions(directory, documents, rules, problems):
-    """[(position, ErrorSpec, source)] of suggestions.jsonl (none without the file); `documents`
-    maps an external id to its DocumentSpec."""
+    """CheckedSuggestions of (position, ErrorSpec, source) by (document, position), on disk
+    (bundles/checked_suggestions.py); None without the file. `documents` maps an external id to
+    its DocumentSpec."""
     path = directory / FILE
     if not path.is_file():
-        return []
+        return None
     if rules.contrastive or rules.scheme not in WITH_SPANS:
         problems.add(FILE, 0, "suggestions are a judge's errors pre-filled in an MQM or ESA study (one translation a "
                               "page); this study has none")  # fmt: skip
-        return []
-    found, first_line = [], {}
+        return None
+    found = CheckedSuggestions()
     for record in read_jsonl(path, FILE, problems):
         value, line = record.value, record.line
 
@@ -49,9 +55,11 @@ def check_suggestions(directory, documents, rules, problems):
         if not is_int(position) or position < 1:
             report("'position' must be a whole number from 1: it numbers a document's suggestions")
             continue
-        if (document.external_id, position) in first_line:
-            report(f"document '{document.external_id}' has a suggestion {position} already (line "
-                   f"{first_line[(document.external_id, position)]})")  # fmt: skip
+        first_line = found.line_of(document.external_id, position)
+        if first_line is not None:
+            report(
+                f"document '{document.external_id}' has a suggestion {position} already (line {first_line})"
+            )
             continue
         source = value.get("source", "")
         if not isinstance(source, str) or len(source) > MAX_SOURCE:
@@ -62,17 +70,14 @@ def check_suggestions(directory, documents, rules, problems):
         error = check_error(value, f"suggestion {position}", lambda item, where, d=document: d, rules, report,
                             allowed=FIELDS)  # fmt: skip
         if error is not None:
-            first_line[(document.external_id, position)] = line
-            found.append((position, error, source))
+            found.add(document.external_id, position, line, (position, error, source))
     return found
 
 
 def suggestion_positions(suggestions):
-    """{document: positions of its suggestions}, which a worker's error may name as its `suggestion`."""
-    positions = {}
-    for position, error, _ in suggestions:
-        positions.setdefault(error.document, set()).add(position)
-    return positions
+    """{document: positions of its suggestions}, which a worker's error may name as its `suggestion`,
+    read on look-up."""
+    return PositionsByDocument(suggestions) if suggestions else {}
 
 
 def check_prefilled(value, report):
@@ -84,31 +89,48 @@ def check_prefilled(value, report):
     return prefilled
 
 
+SUGGESTION_COLUMNS = ("document_id", "position", "segment_id", "side", "start", "end", "text", "category_id",
+                      "severity", "source")  # fmt: skip
+
+
 def write_suggestions(study, suggestions, category_ids):
-    """Store the suggestions; returns {(document, position): SuggestedError} for the errors taken."""
-    document_ids = dict(study.documents.values_list("external_id", "id"))
-    segment_ids = {
-        (document, index): pk
-        for document, index, pk in Segment.objects.filter(document__study=study).values_list(
-            "document__external_id", "index", "pk"
+    """Store the suggestions (CheckedSuggestions) through the bulk path, a batch at a time, each
+    batch reading its own documents' and segments' ids. The errors pre-filled from them find their
+    ids afterwards (suggestion_ids)."""
+    for batch in suggestions.batches():
+        document_ids = batch_document_ids(study, {error.document for _, error, _ in batch})
+        segment_ids = batch_segment_ids(document_ids)
+        rows = (
+            (
+                document_ids[e.document],
+                position,
+                segment_ids[(e.document, e.segment)],
+                e.side,
+                e.start,
+                e.end,
+                e.text,
+                category_ids[e.category] if e.category else None,
+                e.severity,
+                source,
+            )  # fmt: skip
+            for position, e, source in batch
         )
-    }
-    rows = SuggestedError.objects.bulk_create(
-        SuggestedError(
-            document_id=document_ids[e.document],
-            position=position,
-            segment_id=segment_ids[(e.document, e.segment)],
-            side=e.side,
-            start=e.start,
-            end=e.end,
-            text=e.text,
-            category_id=category_ids[e.category] if e.category else None,
-            severity=e.severity,
-            source=source,
-        )  # fmt: skip
-        for position, e, source in suggestions
-    )
-    return {(e.document, position): row for (position, e, _), row in zip(suggestions, rows, strict=True)}
+        # They refer to this import's own documents and segments, and to the taxonomy's categories,
+        # which may be older and shared: those are locked instead (bundles/references.py).
+        with references_checked_here(existing=[(Category, category_ids.values())]):
+            insert_rows(SuggestedError, SUGGESTION_COLUMNS, rows)
+
+
+def suggestion_ids(document_ids):
+    """{(document external id, position): suggestion id} of the documents of batch_document_ids."""
+    external_of = {pk: external_id for external_id, pk in document_ids.items()}
+    with by_index():
+        return {
+            (external_of[document_id], position): pk
+            for document_id, position, pk in SuggestedError.objects.filter(document_id__in=external_of)
+            .order_by()
+            .values_list("document_id", "position", "id")
+        }
 
 
 def write_prefilled(pairs):

@@ -153,3 +153,27 @@ def test_the_annotation_table_has_arms_decisions_and_rejected_suggestions(tmp_pa
     control = taken[("Miss Sessions", "")]
     assert (control["arm"], control["suggestion"]) == ("control", "")
     assert "w1" not in "".join(csv_lines(study))  # pseudonyms only
+
+
+@pytest.mark.parametrize("batch", [None, 1])
+def test_suggestions_wait_on_disk_and_go_in_a_batch_at_a_time(tmp_path, monkeypatch, batch):
+    """The checked suggestions wait on disk (bundles/checked_suggestions.py): while the assignments
+    are checked, no SuggestionLine is alive beyond the one a decision is being checked against
+    (before, every suggestion with its texts was). Written a suggestion at a time, each batch
+    reading its own ids, the decisions still point at the right suggestions and spans."""
+    from protocols.span.assistance.bundle import SuggestionLine
+    from tests.bundles import held_while_checking
+
+    if batch:
+        monkeypatch.setattr("bundles.checked_suggestions.BATCH", batch)
+    held = held_while_checking(
+        monkeypatch, "protocols.span.bundle_checks", "_check_assignment", SuggestionLine
+    )
+    study_import_bundle(directory=write_assisted(tmp_path / "in"))
+    assert held == [0, 0], held
+    call_command("export_study", "bundle-study", str(tmp_path / "out"))
+    exported = read_all(tmp_path / "out")
+    assert [json.loads(line) for line in exported["suggestions.jsonl"].decode().splitlines()] == SUGGESTIONS
+    lines = [json.loads(line) for line in exported["assignments.jsonl"].decode().splitlines()]
+    assert lines[0]["suggestion_decisions"] == LINES[0]["suggestion_decisions"]
+    assert {a["client_id"] for a in lines[0]["annotations"]} == {"a1", "a2", "a3"}

@@ -399,14 +399,21 @@ def test_segments_rated_are_checked(tmp_path):
     ]
 
 
-def test_an_assisted_studys_suggestions_and_what_the_suggestion_arm_kept_round_trip(tmp_path):
+@pytest.mark.parametrize("batch", [None, 1])
+def test_an_assisted_studys_suggestions_and_what_the_suggestion_arm_kept_round_trip(
+    tmp_path, monkeypatch, batch
+):
     """ESA-AI: the judge's suggestions in suggestions.jsonl, a suggestion-arm line's `prefilled`
-    and the `suggestion` each kept error came from; the control arm's line has neither."""
+    and the `suggestion` each kept error came from; the control arm's line has neither. Written a
+    suggestion at a time (each batch reading its own ids), the import stores the same. While the
+    assignments are checked, the suggestions wait on disk: no ErrorSpec is alive at the first line."""
     from django.utils import timezone
 
     from protocols.translation.assistance.prefill import suggestions_prefill
     from protocols.translation.assistance.sources import Suggestion, suggested_errors_replace
+    from protocols.translation.bundle_errors import ErrorSpec
     from protocols.translation.models import SuggestedError, SuggestionPrefill
+    from tests.bundles import held_while_checking
     from tests.factories import AssignmentFactory, WorkerFactory
     from tests.translation.studies import make_translation_study
 
@@ -429,8 +436,12 @@ def test_an_assisted_studys_suggestions_and_what_the_suggestion_arm_kept_round_t
         Assignment.objects.filter(pk=assignment.pk).update(status="submitted", submitted_at=timezone.now())
     study.refresh_from_db()
 
+    if batch:
+        monkeypatch.setattr("bundles.checked_suggestions.BATCH", batch)
+    held = held_while_checking(monkeypatch, "protocols.translation.bundle_checks", "_check_line", ErrorSpec)
     exported, again = round_trip(study, tmp_path)
     assert exported == again
+    assert held and held[0] == 0, held
     suggestions = [json.loads(line) for line in exported["suggestions.jsonl"].decode().splitlines()]
     assert [(s["position"], s["side"], s["text"], s["severity"]) for s in suggestions] == [
         (1, "target", "loudly", "Minor"), (2, "target", "sleeps", "Major"), (3, "missing", "", "Major")

@@ -9,9 +9,14 @@ reject)}], and each such annotation keeps its client_id.
 
 from dataclasses import dataclass
 
+from bundles.bulk import insert_rows
+from bundles.checked_suggestions import CheckedSuggestions
 from bundles.fields import is_int, unknown_fields
 from bundles.reading import read_jsonl
-from bundles.writing import ROW_BATCH
+from bundles.references import references_checked_here
+from bundles.writing import ROW_BATCH, batch_document_ids, batch_segment_ids
+from studies.batches import by_index
+from studies.models import Category
 from studies.spans import span_error
 
 from ..models import Suggestion, SuggestionDecision
@@ -49,11 +54,12 @@ class SuggestionLine:
 
 
 def check_suggestions(directory, segments_of, categories, problems):
-    """suggestions.jsonl as {(document, position): SuggestionLine}; {} without the file."""
+    """suggestions.jsonl as CheckedSuggestions of SuggestionLines by (document, position), on disk
+    (bundles/checked_suggestions.py); None without the file."""
     path = directory / "suggestions.jsonl"
     if not path.is_file():
-        return {}
-    found = {}
+        return None
+    found = CheckedSuggestions()
     for record in read_jsonl(path, "suggestions.jsonl", problems):
         line = _check_suggestion(record, segments_of, categories, problems)
         if line is None:
@@ -63,7 +69,7 @@ def check_suggestions(directory, segments_of, categories, problems):
                 record.file, record.line, f"suggestion {line.position} of {line.document!r} is given twice"
             )
             continue
-        found[(line.document, line.position)] = line
+        found.add(line.document, line.position, record.line, line)
     return found
 
 
@@ -207,33 +213,55 @@ def check_decisions(raw, document, annotations, suggestions, file, line, problem
     return decided if ok else None
 
 
-def write_suggestions(study, suggestions, segment_ids):
-    """Suggestion rows of the bundle's suggestions.jsonl; returns {(document, position): row}."""
-    document_ids = dict(study.documents.values_list("external_id", "id"))
+SUGGESTION_COLUMNS = (
+    "document_id", "position", "category_id", "segment_id", "start", "end", "text", "source",
+    "paired_segment_id", "paired_start", "paired_end", "paired_text",
+)  # fmt: skip
+
+
+def write_suggestions(study, suggestions):
+    """Suggestion rows of the bundle's suggestions.jsonl (CheckedSuggestions) through the bulk path,
+    a batch at a time, each batch reading its own documents' and segments' ids. The decisions on
+    them find their ids afterwards (suggestion_ids)."""
     categories = dict(study.taxonomy.categories.values_list("key", "id")) if study.taxonomy_id else {}
-    rows = {}
-    for key, line in suggestions.items():
-        row = Suggestion(
-            document_id=document_ids[line.document], position=line.position, category_id=categories[line.category],
-            segment_id=segment_ids[(line.document, line.segment)], start=line.start, end=line.end,
-            text=line.text, source=line.source,
-        )  # fmt: skip
-        if line.paired is not None:
-            row.paired_segment_id = segment_ids[(line.document, line.paired[0])]
-            row.paired_start, row.paired_end = line.paired[1], line.paired[2]
-            row.paired_text = line.paired_text
-        rows[key] = row
-    Suggestion.objects.bulk_create(rows.values(), batch_size=ROW_BATCH)
-    return rows
+    for batch in suggestions.batches():
+        document_ids = batch_document_ids(study, {line.document for line in batch})
+        segment_ids = batch_segment_ids(document_ids)
+
+        def rows(batch=batch, document_ids=document_ids, segment_ids=segment_ids):
+            for line in batch:
+                paired = line.paired
+                yield (
+                    document_ids[line.document], line.position, categories[line.category],
+                    segment_ids[(line.document, line.segment)], line.start, line.end, line.text, line.source,
+                    None if paired is None else segment_ids[(line.document, paired[0])],
+                    None if paired is None else paired[1], None if paired is None else paired[2], line.paired_text,
+                )  # fmt: skip
+
+        # They refer to this import's own documents and segments, and to the taxonomy's categories,
+        # which may be older and shared: those are locked instead (bundles/references.py).
+        with references_checked_here(existing=[(Category, categories.values())]):
+            insert_rows(Suggestion, SUGGESTION_COLUMNS, rows())
+
+
+def suggestion_ids(document_ids):
+    """{(document id, position): suggestion id} of the documents `document_ids`."""
+    with by_index():
+        return {
+            (document_id, position): pk
+            for document_id, position, pk in Suggestion.objects.filter(document_id__in=document_ids)
+            .order_by()
+            .values_list("document_id", "position", "id")
+        }
 
 
 def write_decisions(decided):
-    """decided: [(assignment row, suggestion row, action, seconds, annotation id or None)]."""
+    """decided: [(assignment row, suggestion id, action, seconds, annotation id or None)]."""
     SuggestionDecision.objects.bulk_create(
         [
             SuggestionDecision(
                 assignment=assignment,
-                suggestion=suggestion,
+                suggestion_id=suggestion,
                 action=action,
                 seconds=seconds,
                 annotation_id=annotation_id,
@@ -265,18 +293,20 @@ def export_suggestions(study, directory, json_line):
             handle.write(json_line(record))
 
 
-def decisions_by_assignment(study):
-    """{assignment id: [decision record]} in suggestion order, and the client ids they point at."""
+def decisions_by_assignment(assignment_ids):
+    """{assignment id: [decision record]} of the assignments `assignment_ids` (one chunk of an
+    export), in suggestion order, and the ids of the annotations they point at."""
     grouped, pointed = {}, set()
     rows = (
-        SuggestionDecision.objects.filter(assignment__study=study)
-        .select_related("suggestion", "annotation")
+        SuggestionDecision.objects.filter(assignment_id__in=assignment_ids)
         .order_by("assignment_id", "suggestion__position")
-    )
-    for row in rows.iterator(chunk_size=2000):
-        record = {"suggestion": row.suggestion.position, "action": row.action, "seconds": row.seconds}
-        if row.annotation_id is not None:
-            record["annotation"] = row.annotation.client_id
-            pointed.add(row.annotation_id)
-        grouped.setdefault(row.assignment_id, []).append(record)
+        .values_list("assignment_id", "suggestion__position", "action", "seconds", "annotation_id",
+                     "annotation__client_id")
+    )  # fmt: skip
+    for assignment_id, position, action, seconds, annotation_id, client_id in rows:
+        record = {"suggestion": position, "action": action, "seconds": seconds}
+        if annotation_id is not None:
+            record["annotation"] = client_id
+            pointed.add(annotation_id)
+        grouped.setdefault(assignment_id, []).append(record)
     return grouped, pointed

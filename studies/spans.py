@@ -3,7 +3,8 @@
 
 def is_whole_number(value):
     """A JSON whole number (true and false are not numbers here)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    # type() first: what JSON gives is exactly int, and this runs for every offset of a bundle.
+    return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
 def span_error(segment_text, start, end, text=None):

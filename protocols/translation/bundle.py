@@ -91,6 +91,21 @@ class ShelvedDocuments:
         """The specs without their texts (id, block, input, line), for grouping."""
         return iter(self._specs)
 
+    def translations_by_block(self):
+        """{block: the ids of its translations in file order}, read on look-up (a contrastive line
+        names its block); a document without a block is in no block, as the block "" is none."""
+        return NamedBlocks(self._specs.blocks(lambda members: [member.external_id for member in members]))
+
+
+class NamedBlocks:
+    """A CheckedDocuments' blocks without the block "" (the documents given no block)."""
+
+    def __init__(self, blocks):
+        self._blocks = blocks
+
+    def get(self, block, default=None):
+        return self._blocks.get(block, default) if block else default
+
 
 def check_work(directory, spec, documents, broken, locate, problems, texts=None):
     documents = {d.external_id: d for d in documents} if texts is None else ShelvedDocuments(documents, texts)

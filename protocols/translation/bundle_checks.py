@@ -130,7 +130,10 @@ def check_assignments(records, problems, *, documents, rules, broken=()):
 
 
 def _translations_by_block(documents):
-    """{block: the ids of its translations}; no spec is kept (a function's loop variable goes with it)."""
+    """{block: the ids of its translations} (get); from the store on disk where the documents wait
+    there (ShelvedDocuments), else gathered here, no spec kept (a loop variable goes with it)."""
+    if hasattr(documents, "translations_by_block"):
+        return documents.translations_by_block()
     blocks = {}
     for spec in documents.values():
         if spec.block:

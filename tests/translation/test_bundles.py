@@ -335,6 +335,7 @@ def test_contrastive_work_made_on_the_platform_round_trips(tmp_path):
         ([block_line("r1", ["news-1#sysA", "news-1#sysB"], scores=[{"segment": 0, "score": 1}])],
          'assignments.jsonl:1: score 1: give {"document": its translation, "segment": index, "score": number}'),
         ([{"block": "news-9", "annotator": "r1", "scores": []}], "assignments.jsonl:1: assignment for unknown block 'news-9'"),
+        ([{"block": "", "annotator": "r1", "scores": []}], "assignments.jsonl:1: assignment for unknown block ''"),
         ([block_line("r1", ["news-1#sysA", "news-1#sysB"]), block_line("r1", ["news-1#sysA", "news-1#sysB"])],
          "assignments.jsonl:2: annotator 'r1' already has a main assignment for block 'news-1' (line 1)"),
     ],

@@ -88,9 +88,12 @@ class PositionsByDocument:
 
     def __init__(self, suggestions):
         self._suggestions = suggestions
+        self._last = (None, None)  # a line's errors name one document: read its positions once
 
     def get(self, document, default=None):
-        positions = self._suggestions.positions_of(document)
+        if self._last[0] != document:
+            self._last = (document, self._suggestions.positions_of(document))
+        positions = self._last[1]
         return positions if positions else default
 
 

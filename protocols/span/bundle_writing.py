@@ -11,6 +11,7 @@ from bundles.writing import (
     submitted_assignments,
     workers_for,
 )
+from studies.batches import by_index
 from studies.models import Category
 
 from .assistance.bundle import suggestion_ids, write_decisions
@@ -96,16 +97,20 @@ def _write_decisions(rows, specs):
         return
     suggestions = suggestion_ids({row.document_id for row, _ in deciding})
     # The spans went in without returning ids: a decision finds its span by the assignment's client id.
-    span_ids = {
-        (assignment_id, client_id): pk
-        for assignment_id, client_id, pk in ErrorAnnotation.objects.filter(
-            assignment_id__in=[row.pk for row, _ in deciding]
-        ).values_list("assignment_id", "client_id", "id")
-    }
+    # By index: the span table is being filled and has no statistics yet (a scan of it per batch).
+    with by_index():
+        span_ids = {
+            (assignment_id, client_id): pk
+            for assignment_id, client_id, pk in ErrorAnnotation.objects.filter(
+                assignment_id__in=[row.pk for row, _ in deciding]
+            )
+            .order_by()
+            .values_list("assignment_id", "client_id", "id")
+        }
     write_decisions(
         [
             (
-                row,
+                row.pk,
                 suggestions[(row.document_id, position)],
                 action,
                 seconds,

@@ -174,7 +174,11 @@ def _write_batch(study, batch, workers, category_ids):
         insert_rows(TranslationError, ERROR_COLUMNS, error_rows())
         insert_rows(SegmentScore, SCORE_COLUMNS, score_rows())
     write_prefilled(
-        [(row, spec.prefilled) for row, spec in zip(rows, batch, strict=True) if spec.prefilled is not None]
+        [
+            (row.pk, spec.prefilled)
+            for row, spec in zip(rows, batch, strict=True)
+            if spec.prefilled is not None
+        ]
     )
 
 

@@ -134,10 +134,10 @@ def suggestion_ids(document_ids):
 
 
 def write_prefilled(pairs):
-    """SuggestionPrefill rows of (assignment, how many) pairs."""
-    SuggestionPrefill.objects.bulk_create(
-        SuggestionPrefill(assignment=assignment, suggestions=count) for assignment, count in pairs
-    )
+    """SuggestionPrefill rows of (assignment id, how many) pairs, through the bulk path: the
+    assignments are this import's own."""
+    with references_checked_here():
+        insert_rows(SuggestionPrefill, ("assignment_id", "suggestions"), pairs)
 
 
 def export_suggestions(study, directory):
@@ -161,7 +161,10 @@ def export_suggestions(study, directory):
 
 
 def prefilled_counts(ids):
-    """{assignment id: how many suggestions it was given} of the assignments `ids`."""
-    return dict(
-        SuggestionPrefill.objects.filter(assignment_id__in=ids).values_list("assignment_id", "suggestions")
-    )
+    """{assignment id: how many suggestions it was given} of the assignments `ids` (a chunk)."""
+    with by_index():
+        return dict(
+            SuggestionPrefill.objects.filter(assignment_id__in=ids)
+            .order_by()
+            .values_list("assignment_id", "suggestions")
+        )

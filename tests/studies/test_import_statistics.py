@@ -39,3 +39,14 @@ def test_an_mqm_import_leaves_the_planner_the_number_of_rows_it_wrote(tmp_path):
     imported(tmp_path / "small.tsv")
     for model in (Document, Segment, Assignment, TranslationError):
         assert planner_rows(model) == model.objects.count() > 0, model.__name__
+
+
+def test_an_assisted_span_import_leaves_the_planner_its_suggestions_and_decisions(tmp_path):
+    """The export reads a chunk's decisions joined to its suggestions and spans: planned on
+    tables without statistics, that was a scan of the study's spans per chunk."""
+    from protocols.span.models import ErrorAnnotation, Suggestion, SuggestionDecision
+    from tests.assisted_annotation.test_bundles import write_assisted
+
+    study_import_bundle(directory=write_assisted(tmp_path))
+    for model in (ErrorAnnotation, Suggestion, SuggestionDecision):
+        assert planner_rows(model) == model.objects.count() > 0, model.__name__

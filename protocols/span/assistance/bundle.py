@@ -14,7 +14,7 @@ from bundles.checked_suggestions import CheckedSuggestions
 from bundles.fields import is_int, unknown_fields
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
-from bundles.writing import ROW_BATCH, batch_document_ids, batch_segment_ids
+from bundles.writing import batch_document_ids, batch_segment_ids
 from studies.batches import by_index
 from studies.models import Category
 from studies.spans import span_error
@@ -255,21 +255,14 @@ def suggestion_ids(document_ids):
         }
 
 
+DECISION_COLUMNS = ("assignment_id", "suggestion_id", "action", "seconds", "annotation_id")
+
+
 def write_decisions(decided):
-    """decided: [(assignment row, suggestion id, action, seconds, annotation id or None)]."""
-    SuggestionDecision.objects.bulk_create(
-        [
-            SuggestionDecision(
-                assignment=assignment,
-                suggestion_id=suggestion,
-                action=action,
-                seconds=seconds,
-                annotation_id=annotation_id,
-            )  # fmt: skip
-            for assignment, suggestion, action, seconds, annotation_id in decided
-        ],
-        batch_size=ROW_BATCH,
-    )
+    """decided: [(assignment id, suggestion id, action, seconds, annotation id or None)], through
+    the bulk path: the rows refer to this import's own assignments, suggestions and spans."""
+    with references_checked_here():
+        insert_rows(SuggestionDecision, DECISION_COLUMNS, decided)
 
 
 def export_suggestions(study, directory, json_line):
@@ -297,12 +290,13 @@ def decisions_by_assignment(assignment_ids):
     """{assignment id: [decision record]} of the assignments `assignment_ids` (one chunk of an
     export), in suggestion order, and the ids of the annotations they point at."""
     grouped, pointed = {}, set()
-    rows = (
-        SuggestionDecision.objects.filter(assignment_id__in=assignment_ids)
-        .order_by("assignment_id", "suggestion__position")
-        .values_list("assignment_id", "suggestion__position", "action", "seconds", "annotation_id",
-                     "annotation__client_id")
-    )  # fmt: skip
+    with by_index():  # each chunk's, by its keys: a scan of the study's spans per chunk grew with its square
+        rows = list(
+            SuggestionDecision.objects.filter(assignment_id__in=assignment_ids)
+            .order_by("assignment_id", "suggestion__position")
+            .values_list("assignment_id", "suggestion__position", "action", "seconds", "annotation_id",
+                         "annotation__client_id")
+        )  # fmt: skip
     for assignment_id, position, action, seconds, annotation_id, client_id in rows:
         record = {"suggestion": position, "action": action, "seconds": seconds}
         if annotation_id is not None:

@@ -16,7 +16,9 @@ block rating every document; `--pairwise` the same blocks, each rater choosing b
 of one input's summaries. `--review` imports a review study: 3-segment documents, 2 items of each
 of 3 evaluators per document, every item answered by 2 reviewers. `--translation` imports an ESA study instead (bench/export_translation.py's documents: 10 segments,
 5 systems): 3 raters per translation, each scoring every segment and marking an error in every
-other one.
+other one; with `--assisted` an ESA-AI study, a judge's suggestion on every other segment in
+suggestions.jsonl, the first rater of each translation in the suggestion arm keeping them;
+`--assisted` alone a span study whose first annotator of each document accepted 10 suggestions.
 """
 
 import argparse
@@ -37,17 +39,32 @@ from bench.process_cpu import PostgresBackendCPU  # noqa: E402
 from bench.span_report import write_bundle  # noqa: E402
 
 
-def write_esa_work_bundle(directory, documents):
-    """An ESA bundle of `documents` translations with RATERS submitted assignments each."""
+def write_esa_work_bundle(directory, documents, assisted=False):
+    """An ESA bundle of `documents` translations with RATERS submitted assignments each. `assisted`:
+    an ESA-AI study, a judge's suggestion on every other segment in suggestions.jsonl, the first
+    rater of each translation in the suggestion arm keeping them (the others in the control arm)."""
     write_esa_bundle(directory, documents)
+    if assisted:
+        with open(directory / "study.yaml", "a", encoding="utf-8") as handle:
+            handle.write("  assistance: {share: 0.34, seed: 1}\n")
+        with open(directory / "suggestions.jsonl", "w", encoding="utf-8") as handle:
+            for number in range(documents):
+                item, system = divmod(number, 5)
+                for position, index in enumerate(range(0, SEGMENTS, 2), start=1):
+                    suggestion = {"document": f"in{item:06d}#sys{system}", "position": position, "segment": index,
+                                  "side": "target", "start": 0, "end": 11, "text": "Translation", "severity": "Minor",
+                                  "source": "evaluator judge, run 1"}  # fmt: skip
+                    handle.write(json.dumps(suggestion) + "\n")
     with open(directory / "assignments.jsonl", "w", encoding="utf-8") as handle:
         for number in range(documents):
             item, system = divmod(number, 5)
             for rater in range(RATERS):
+                suggested = assisted and rater == 0
                 errors = [
                     {"segment": index, "side": "target", "start": 0, "end": 11, "text": "Translation",
-                     "severity": "Major" if index % 6 == 0 else "Minor"}
-                    for index in range(0, SEGMENTS, 2)
+                     "severity": "Major" if index % 6 == 0 else "Minor",
+                     **({"suggestion": position} if suggested else {})}
+                    for position, index in enumerate(range(0, SEGMENTS, 2), start=1)
                 ]  # fmt: skip
                 scores = [
                     {"segment": index, "score": (number + rater * 7 + index) % 101}
@@ -55,7 +72,50 @@ def write_esa_work_bundle(directory, documents):
                 ]
                 line = {"document": f"in{item:06d}#sys{system}", "annotator": f"rater{rater}", "active_seconds": 120,
                         "submitted_at": "2026-11-01T10:00:00+00:00", "errors": errors, "scores": scores}  # fmt: skip
+                if assisted:
+                    line["arm"] = "suggestions" if suggested else "control"
+                    if suggested:
+                        line["prefilled"] = len(errors)
                 handle.write(json.dumps(line) + "\n")
+
+
+SERVER = "postgres://postgres@127.0.0.1:5432"
+SUGGESTED = 10  # suggestions per document of an assisted span study
+
+
+def make_span_bundle_assisted(directory):
+    """Turn the span bundle of bench/span_report.py into a model-assisted one: the first SUGGESTED
+    singleton spans of each document's first annotator become the document's suggestions, that
+    annotator's line is in the suggestion arm and accepts them (its spans get client ids), the
+    other lines are in the control arm."""
+    if (directory / "suggestions.jsonl").exists():  # made so by an earlier run
+        return
+    study = (directory / "study.yaml").read_text()
+    (directory / "study.yaml").write_text(study + "config:\n  assistance: {share: 0.34, seed: 1}\n")
+    lines = directory / "assignments.jsonl"
+    lines.rename(directory / "assignments.plain")
+    with (
+        open(directory / "assignments.plain", encoding="utf-8") as plain,
+        open(lines, "w", encoding="utf-8") as work,
+        open(directory / "suggestions.jsonl", "w", encoding="utf-8") as suggestions,
+    ):
+        for text in plain:
+            line = json.loads(text)
+            line["arm"] = "control"
+            if line["annotator"] == "a0":
+                line["arm"], decisions = "suggestions", []
+                for number, span in enumerate(line["annotations"], start=1):
+                    span["client_id"] = f"c{number}"
+                    if len(decisions) < SUGGESTED and "paired" not in span:
+                        position = len(decisions) + 1
+                        suggestions.write(json.dumps({"document": line["document"], "position": position, **{
+                            key: span[key] for key in ("segment", "start", "end", "category")
+                        }, "source": "evaluator judge, run 1"}) + "\n")  # fmt: skip
+                        decisions.append({"suggestion": position, "action": "accept", "seconds": 2.5,
+                                          "annotation": span["client_id"]})  # fmt: skip
+                line["suggestion_decisions"] = decisions
+            work.write(json.dumps(line) + "\n")
+    (directory / "assignments.plain").unlink()
 
 
 LIKERT_SYSTEMS, LIKERT_INPUTS = 5, 2  # a block: 2 inputs x 5 systems
@@ -143,9 +203,9 @@ def write_review_bundle(directory, documents):
                 lines.write(json.dumps(line) + "\n")
 
 
-def import_once(root, bundle, database):
+def import_once(root, bundle, database, server=SERVER):
     """(wall, process CPU, PostgreSQL CPU, peak RSS MB) of `import_study` run from checkout `root`."""
-    url = f"postgres://postgres@127.0.0.1:5432/{database}"
+    url = f"{server}/{database}"
     fresh_database(url)
     env = dict(os.environ, DATABASE_URL=url, READ_DOT_ENV="0", DEBUG="0", BUNDLE_MAX_FILE_BYTES="2000000000",
                SECRET_KEY="bench-only-key-" + "x" * 40, DJANGO_SETTINGS_MODULE="falte_site.settings")  # fmt: skip
@@ -166,10 +226,18 @@ def main():
     parser.add_argument("--reference", help="a checkout of the code before, imported in the same run")
     parser.add_argument("--plain", action="store_true", help="documents only, no assignments")
     parser.add_argument("--translation", action="store_true", help="an ESA study with scores and errors")
+    parser.add_argument(
+        "--assisted",
+        action="store_true",
+        help="with --translation: ESA-AI, a judge's suggestions and two arms",
+    )
     parser.add_argument("--likert", action="store_true", help="a Likert study rated in blocks")
     parser.add_argument("--pairwise", action="store_true", help="a pairwise study chosen in blocks")
     parser.add_argument(
         "--review", action="store_true", help="a review study: evaluators' items, reviewers' answers"
+    )
+    parser.add_argument(
+        "--server", default=SERVER, help="the PostgreSQL server to import into (a URL without database)"
     )
     parser.add_argument(
         "--prefix",
@@ -195,30 +263,39 @@ def main():
             what = (f"{documents:,} review documents, {items:,} evaluator items, {documents * REVIEWERS:,} "
                     f"assignments, {items * REVIEWERS:,} answers")  # fmt: skip
         elif args.translation:
-            bundle = ROOT / "bench" / "out" / f"esa-{documents}"
-            write_esa_work_bundle(bundle, documents)
-            what = (f"{documents:,} ESA translations x {SEGMENTS} segments, {documents * RATERS:,} assignments, "
-                    f"{documents * RATERS * SEGMENTS:,} scores, {documents * RATERS * SEGMENTS // 2:,} errors")  # fmt: skip
+            bundle = ROOT / "bench" / "out" / f"esa{'-ai' if args.assisted else ''}-{documents}"
+            write_esa_work_bundle(bundle, documents, args.assisted)
+            what = (f"{documents:,} ESA{'-AI' if args.assisted else ''} translations x {SEGMENTS} segments, "
+                    f"{documents * RATERS:,} assignments, {documents * RATERS * SEGMENTS:,} scores, "
+                    f"{documents * RATERS * SEGMENTS // 2:,} errors"
+                    + (f", {documents * SEGMENTS // 2:,} suggestions" if args.assisted else ""))  # fmt: skip
         elif args.plain:
             bundle = ROOT / "bench" / "out" / f"import-{documents}x{args.segments}"
             write_plain_bundle(bundle, documents, args.segments)
             what = f"{documents:,} documents x {args.segments} segments, no annotations"
         else:
-            bundle = ROOT / "bench" / "out" / f"report-{documents}x{args.segments}"
+            bundle = (
+                ROOT / "bench" / "out" / f"report-{documents}x{args.segments}{'-ai' if args.assisted else ''}"
+            )
             write_bundle(bundle, documents, args.segments)
             what = f"{documents:,} documents x {args.segments} segments, {documents * 3:,} assignments, ~{documents * 90:,} spans"
+            if args.assisted:
+                make_span_bundle_assisted(bundle)
+                what += f", {documents * SUGGESTED:,} suggestions accepted"
         runs = [("this checkout", ROOT)] + ([("reference", Path(args.reference))] if args.reference else [])
         for label, root in runs:
             chosen = (
                 ("likert", args.likert),
                 ("pairwise", args.pairwise),
                 ("review", args.review),
+                ("esa_ai", args.translation and args.assisted),
                 ("esa", args.translation),
+                ("span_ai", args.assisted),
                 ("plain", args.plain),
             )
             kind = next((f"{name}_" for name, on in chosen if on), "")
             database = f"{args.prefix}_{kind}{documents}_{label.split()[0]}"
-            wall, cpu, pg, peak = import_once(root, bundle, database)
+            wall, cpu, pg, peak = import_once(root, bundle, database, args.server)
             load = " ".join(f"{value:.2f}" for value in os.getloadavg())
             print(f"{what}, {label}: {wall:.1f} s wall, {cpu:.1f} s CPU of the import process, "
                   f"{pg:.1f} s PostgreSQL CPU, peak RSS {peak:.0f} MB (load average {load})", flush=True)  # fmt: skip

@@ -154,13 +154,19 @@ def batch_document_ids(study, names):
 
 def batch_segment_ids(document_ids):
     """{(document external id, segment index): segment id} of the documents of batch_document_ids."""
+    return batch_ids_by_document(Segment, document_ids, "index")
+
+
+def batch_ids_by_document(model, document_ids, key):
+    """{(document external id, the row's `key`): row id} of `model`'s rows of the documents of
+    batch_document_ids: a document's segments by index, its suggestions by position."""
     external_of = {pk: external_id for external_id, pk in document_ids.items()}
     with by_index():
         return {
-            (external_of[document_id], index): pk
-            for document_id, index, pk in Segment.objects.filter(document_id__in=external_of)
+            (external_of[document_id], number): pk
+            for document_id, number, pk in model.objects.filter(document_id__in=external_of)
             .order_by()
-            .values_list("document_id", "index", "id")
+            .values_list("document_id", key, "id")
         }
 
 

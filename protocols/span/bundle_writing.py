@@ -80,7 +80,7 @@ def _write_batch(study, batch, workers, category_ids):
     # categories, which may be older and shared: those are locked instead (bundles/references.py).
     with references_checked_here(existing=[(Category, category_ids.values())]):
         insert_rows(ErrorAnnotation, SPAN_COLUMNS, span_rows())
-    _write_decisions(rows, specs)
+    _write_decisions(rows, specs, document_ids)
     DocumentAnswer.objects.bulk_create(
         [
             DocumentAnswer(assignment=row, answers=spec.document_answers)
@@ -91,11 +91,11 @@ def _write_batch(study, batch, workers, category_ids):
     )
 
 
-def _write_decisions(rows, specs):
+def _write_decisions(rows, specs, document_ids):
     deciding = [(row, spec) for row, spec in zip(rows, specs, strict=True) if spec.suggestion_decisions]
     if not deciding:
         return
-    suggestions = suggestion_ids({row.document_id for row, _ in deciding})
+    suggestions = suggestion_ids(document_ids)
     # The spans went in without returning ids: a decision finds its span by the assignment's client id.
     # By index: the span table is being filled and has no statistics yet (a scan of it per batch).
     with by_index():
@@ -111,7 +111,7 @@ def _write_decisions(rows, specs):
         [
             (
                 row.pk,
-                suggestions[(row.document_id, position)],
+                suggestions[(spec.document, position)],
                 action,
                 seconds,
                 span_ids.get((row.pk, client_id)),

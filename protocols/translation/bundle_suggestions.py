@@ -14,7 +14,7 @@ from bundles.exporting import json_line
 from bundles.fields import is_int
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
-from bundles.writing import batch_document_ids, batch_segment_ids
+from bundles.writing import batch_document_ids, batch_ids_by_document, batch_segment_ids
 from studies.batches import by_index
 from studies.models import Category
 
@@ -123,14 +123,7 @@ def write_suggestions(study, suggestions, category_ids):
 
 def suggestion_ids(document_ids):
     """{(document external id, position): suggestion id} of the documents of batch_document_ids."""
-    external_of = {pk: external_id for external_id, pk in document_ids.items()}
-    with by_index():
-        return {
-            (external_of[document_id], position): pk
-            for document_id, position, pk in SuggestedError.objects.filter(document_id__in=external_of)
-            .order_by()
-            .values_list("document_id", "position", "id")
-        }
+    return batch_ids_by_document(SuggestedError, document_ids, "position")
 
 
 def write_prefilled(pairs):

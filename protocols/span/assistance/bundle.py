@@ -14,7 +14,7 @@ from bundles.checked_suggestions import CheckedSuggestions
 from bundles.fields import is_int, unknown_fields
 from bundles.reading import read_jsonl
 from bundles.references import references_checked_here
-from bundles.writing import batch_document_ids, batch_segment_ids
+from bundles.writing import batch_document_ids, batch_ids_by_document, batch_segment_ids
 from studies.batches import by_index
 from studies.models import Category
 from studies.spans import span_error
@@ -245,14 +245,8 @@ def write_suggestions(study, suggestions):
 
 
 def suggestion_ids(document_ids):
-    """{(document id, position): suggestion id} of the documents `document_ids`."""
-    with by_index():
-        return {
-            (document_id, position): pk
-            for document_id, position, pk in Suggestion.objects.filter(document_id__in=document_ids)
-            .order_by()
-            .values_list("document_id", "position", "id")
-        }
+    """{(document external id, position): suggestion id} of the documents of batch_document_ids."""
+    return batch_ids_by_document(Suggestion, document_ids, "position")
 
 
 DECISION_COLUMNS = ("assignment_id", "suggestion_id", "action", "seconds", "annotation_id")

@@ -88,7 +88,7 @@ def _finite_float(text):
 
 
 # Where the text itself shows that its value holds nothing check_json_value refuses, the walk of
-# every value (a quarter of a bundle import's CPU) is skipped. Conservative: any sign of a NUL, a
+# every value (a quarter to a third of checking a bundle's lines) is skipped. Conservative: any sign of a NUL, a
 # surrogate, NaN or Infinity (even inside a text), or nesting not measured cheaply, takes the walk.
 _RISKY_ESCAPE = re.compile(r"\\u(?:0000|[dD][89a-fA-F])")
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON text, unrolled: no alternation per character

@@ -28,6 +28,8 @@ class CheckedSuggestions:
     of it (`item`, pickled) and its line.
 
     Supports len(), truth, `in` and get() of a (document, position) key, like the dict it replaces.
+    The temporary database goes with the object: its connection closes, and SQLite removes the
+    file, when the import lets go of the checked work.
     """
 
     def __init__(self):
@@ -77,9 +79,6 @@ class CheckedSuggestions:
                 (begin, begin + size),
             )
             yield [_loads(item) for (item,) in rows]
-
-    def close(self):
-        self._db.close()
 
 
 class PositionsByDocument:

@@ -41,12 +41,12 @@ def write_study(spec, documents, work, *, user=None, directory=None):
     )
     if user is not None and user.is_authenticated:
         StudyMembership.objects.create(study=study, user=user, role=StudyMembership.Role.RESEARCHER)
-    segment_ids = write_documents(study, documents)
+    write_documents(study, documents)
     # The work's batches look their documents up by external id: planned on a table without
     # statistics, each lookup walked the study's documents (70 ms a batch at 15,000 documents).
     analyse({Document, Segment})
     with tables_written() as written:
-        protocols.of(study).bundle_write(study, work, segment_ids)
+        protocols.of(study).bundle_write(study, work)
     for extension in extensions.registered():
         if extension.key in spec.extensions:
             extension.study_yaml_write(study, spec.extensions[extension.key], directory)
@@ -99,9 +99,9 @@ def _taxonomy_for(spec, user):
 @transaction.atomic
 def write_documents(study, documents):
     """Store documents (DocumentSpecs, from a list or read a second time from their file) and their
-    segments, sentences computed when not given, DOCUMENT_BATCH documents at a time.
-
-    Returns the study's SegmentIds, for the protocol's work.
+    segments, sentences computed when not given, DOCUMENT_BATCH documents at a time. The work's
+    batches read their own documents' segment ids back (batch_segment_ids): nothing here holds a
+    map of the whole study.
     """
     position = (study.documents.aggregate(last=Max("position"))["last"] or 0) + 1
     batch = []
@@ -112,7 +112,6 @@ def write_documents(study, documents):
             batch = []
     if batch:
         _write_document_batch(study, batch, position)
-    return SegmentIds(study)
 
 
 def _write_document_batch(study, batch, position):
@@ -168,26 +167,6 @@ def batch_ids_by_document(model, document_ids, key):
             .order_by()
             .values_list("document_id", key, "id")
         }
-
-
-class SegmentIds:
-    """{(document external id, segment index): segment id} of a study, read from the database on
-    the first look-up: a protocol whose work names segments reads them once, and the import holds
-    no such table while it writes the documents (the span protocol reads its own, a batch at a time)."""
-
-    def __init__(self, study):
-        self.study = study
-        self._ids = None
-
-    def __getitem__(self, key):
-        if self._ids is None:
-            self._ids = {
-                (external_id, index): pk
-                for external_id, index, pk in Segment.objects.filter(document__study=self.study)
-                .values_list("document__external_id", "index", "id")
-                .iterator(chunk_size=ROW_BATCH)
-            }
-        return self._ids[key]
 
 
 def workers_for(identities):

@@ -174,10 +174,10 @@ class Protocol:
             return self.bundle.check_work(directory, spec, documents, broken, locate, problems, texts=texts)
         return self.bundle.check_work(directory, spec, documents, broken, locate, problems)
 
-    def bundle_write(self, study, work, segment_ids):
+    def bundle_write(self, study, work):
         """Write a checked BundleWork of a new study (inside the import's transaction)."""
         if self.bundle is not None:
-            self.bundle.write_work(study, work, segment_ids)
+            self.bundle.write_work(study, work)
 
     def bundle_export(self, study, assignments, directory, who):
         """Write the study's work files; `assignments` are the submitted ones as lists of a few

@@ -32,7 +32,7 @@ def check_work(directory, spec, documents, broken, locate, problems):
     return BundleWork(assignments=assignments, annotations=assignments.annotations)
 
 
-def write_work(study, work, segment_ids):
+def write_work(study, work):
     """One submitted assignment per line with its ratings or judgments (inside the import's
     transaction), a batch at a time as checking spooled them, each batch reading its own documents'
     ids; the rows go in through the bulk path."""

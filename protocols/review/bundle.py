@@ -37,7 +37,7 @@ def check_work(directory, spec, documents, broken, locate, problems, texts=None)
     return BundleWork(assignments=assignments, extra=items, annotations=assignments.annotations)
 
 
-def write_work(study, work, segment_ids):
+def write_work(study, work):
     """Evaluator items (labelled Evaluator A, B, ... in order of appearance), then the reviewers'
     answers, a batch at a time as checking spooled them, each batch reading its own documents' and
     items' ids (inside the import's transaction)."""

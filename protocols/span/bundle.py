@@ -65,7 +65,7 @@ def _bundle_questions(spec):
     return normalized_questions(raw)
 
 
-def write_work(study, work, segment_ids):
+def write_work(study, work):
     if work.extra:
         write_suggestions(study, work.extra)
     if work.assignments:

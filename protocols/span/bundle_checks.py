@@ -101,8 +101,8 @@ def _check_assignment(record, problems, documents, categories, locate, count, qu
     # (in its model annotation, and in a repeated one, kept as its retest).
     unpaired_ok = value.get("kind") == "model" or value.get("platform") == "model"
     for position, raw in enumerate(raw_annotations):
-        annotation = _check_annotation(raw, Where(position + 1), segments, categories, locate, count, file, line,
-                                       problems, unpaired_ok=unpaired_ok)  # fmt: skip
+        annotation = _check_annotation(raw, f"annotation {position + 1}", segments, categories, locate, count,
+                                       file, line, problems, unpaired_ok=unpaired_ok)  # fmt: skip
         if annotation is None:
             ok = False
         else:
@@ -149,28 +149,6 @@ def _check_document_answers(raw, questions, file, line, problems):
     return ordered_answers(questions, {key: value for key, value in answers.items() if value is not None})
 
 
-class Where:
-    """Where a span stands in its line ("annotation 3 (CharE) paired span"), made into text only for
-    a problem: a bundle's spans are checked by the million, and nearly all are accepted."""
-
-    __slots__ = ("number", "category", "paired")
-
-    def __init__(self, number, category=None, paired=False):
-        self.number, self.category, self.paired = number, category, paired
-
-    def of(self, category, paired=False):
-        return Where(self.number, category, paired)
-
-    def __str__(self):
-        text = f"annotation {self.number}"
-        if self.category is not None:
-            text += f" ({self.category})"
-        return text + (" paired span" if self.paired else "")
-
-    def __format__(self, spec):
-        return format(str(self), spec)
-
-
 def _check_annotation(
     raw, where, segments, categories, locate, count, file, line, problems, unpaired_ok=False
 ):
@@ -186,14 +164,14 @@ def _check_annotation(
             f"{where}: unknown category {category!r} (the taxonomy has {', '.join(sorted(categories))})",
         )
         return None
-    span = _check_span(raw, where.of(category), segments, locate, count, file, line, problems)
+    span = _check_span(raw, f"{where} ({category})", segments, locate, count, file, line, problems)
     paired = None
     needs_pair = categories[category] == "paired" and not (unpaired_ok and raw.get("paired") is None)
     if needs_pair:
         if not isinstance(raw.get("paired"), dict):
             problems.add(file, line, f"{where}: paired category {category} needs its paired span ('paired')")
             return None
-        paired = _check_span(raw["paired"], where.of(category, paired=True), segments, locate, count,
+        paired = _check_span(raw["paired"], f"{where} ({category}) paired span", segments, locate, count,
                              file, line, problems, fields=SPAN_FIELDS)  # fmt: skip
         if span and paired and paired.segment > span.segment:
             problems.add(file, line, f"{where}: the paired span must be earlier (segment {paired.segment} "

@@ -122,7 +122,7 @@ def check_work(directory, spec, documents, broken, locate, problems, texts=None)
     )  # fmt: skip
 
 
-def write_work(study, work, segment_ids):
+def write_work(study, work):
     """The suggestions, and one submitted assignment per line with its errors and scores (inside the
     import's transaction), a batch of assignments at a time as checking spooled them: each batch
     reads the ids of its own documents and segments, and its rows go in through the bulk path."""

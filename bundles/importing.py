@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from falte_site.collection import bulk_collection
 from studies import protocols
 from studies.allocation import allocation_settings, steers_nothing
 from studies.models import Document
@@ -46,6 +47,7 @@ def document_records(path, name, problems):
     return read_falte_documents(path, name, problems)
 
 
+@bulk_collection()
 def import_bundle(directory, *, locate=False, user=None):
     """Import a bundle directory as a new study; raise BundleInvalid with every problem.
 
@@ -148,6 +150,7 @@ def _warn_of_nothing_to_steer(spec, documents, problems):
         problems.warn("study.yaml", 0, warning)
 
 
+@bulk_collection()
 def import_documents(study, path, name):
     """Add the documents of one file (JSONL or FALTE JSON) to an existing study."""
     problems = Problems()

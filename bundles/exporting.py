@@ -21,7 +21,6 @@ from accounts import policy
 from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
-from falte_site.collection import bulk_collection
 from studies import extensions, protocols
 from studies.batches import batched, by_index
 from studies.models import Document, Segment
@@ -74,7 +73,6 @@ def _annotators(study, identities):
     return who
 
 
-@bulk_collection()
 def export_study(study, directory, *, identities=True):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,5 @@
 """The garbage collector's thresholds during bulk jobs (falte_site/collection.py): raised while
-an import or export runs, put back afterwards, also when two jobs overlap in threads."""
+an import runs, put back afterwards, also when two jobs overlap in threads."""
 
 import gc
 import json
@@ -7,9 +7,7 @@ import threading
 
 import pytest
 
-import bundles.exporting
 import bundles.importing
-from bundles.exporting import export_study
 from bundles.importing import import_bundle, import_documents
 from falte_site.collection import YOUNG, bulk_collection
 from tests.bundles import write_bundle
@@ -79,18 +77,16 @@ def _recording(monkeypatch, module, name, seen):
 
 
 @pytest.mark.django_db
-def test_bundle_import_documents_and_export_run_with_the_raised_thresholds(thresholds, tmp_path, monkeypatch):
+def test_bundle_import_and_documents_import_run_with_the_raised_thresholds(thresholds, tmp_path, monkeypatch):
     seen = []
     _recording(monkeypatch, bundles.importing, "write_study", seen)
     _recording(monkeypatch, bundles.importing, "write_documents", seen)
-    _recording(monkeypatch, bundles.exporting, "_study_yaml", seen)
     study = import_bundle(write_bundle(tmp_path / "bundle")).study
     more = tmp_path / "more.jsonl"
     more.write_text(
         "".join(json.dumps({"id": f"{d['id']}-2", "segments": d["segments"]}) + "\n" for d in DOCUMENTS)
     )
     import_documents(study, more, "more.jsonl")
-    export_study(study, tmp_path / "out")
-    assert seen == [RAISED] * 3
+    assert seen == [RAISED] * 2
     assert gc.get_threshold() == OTHER
     assert study.documents.count() == 4

@@ -48,19 +48,20 @@ def analyse(models):
 
 def insert_rows(model, columns, rows):
     """Insert `rows`, tuples of values for the fields named by `columns` (attnames: segment_id,
-    not segment), into `model`'s table; returns how many were written.
+    not segment), into `model`'s table; returns how many were written. The primary key is the
+    database's unless `columns` names it (ids from `reserved_ids`).
 
-    Every other field must have a default, be nullable or be set automatically: a field
-    that would silently go unset is refused before anything is written.
+    Every other field must have a default, be nullable, be optional text (blank: "") or be set
+    automatically: a field that would silently go unset is refused before anything is written.
     """
-    fields = {field.attname: field for field in model._meta.concrete_fields if not field.primary_key}
+    fields = {field.attname: field for field in model._meta.concrete_fields}
     unknown = [name for name in columns if name not in fields]
     if unknown:
         raise ValueError(f"{model.__name__} has no field {', '.join(unknown)}")
     now = timezone.now()
     constant_columns, constants = [], []
     for name, field in fields.items():
-        if name in columns:
+        if name in columns or field.primary_key:  # a primary key not given comes from the database
             continue
         if getattr(field, "auto_now", False) or getattr(field, "auto_now_add", False):
             value = now
@@ -68,6 +69,8 @@ def insert_rows(model, columns, rows):
             value = field.get_default()
         elif field.null:
             value = None
+        elif field.blank and field.empty_strings_allowed:  # optional text: "" as the ORM stores it
+            value = ""
         else:
             raise ValueError(f"{model.__name__}.{name} is not given and has no default")
         constant_columns.append(name)
@@ -91,6 +94,18 @@ def insert_rows(model, columns, rows):
     if connection.vendor == "postgresql":
         return _copy(model._meta.db_table, names, stored_rows())
     return _execute_many(model._meta.db_table, names, stored_rows())
+
+
+def reserved_ids(model, count):
+    """`count` new primary keys of `model`'s table, taken from its sequence (PostgreSQL): rows
+    written with them by COPY need not read their ids back, and no other insert can take them."""
+    table, column = model._meta.db_table, model._meta.pk.column
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, %s)) FROM generate_series(1, %s)",
+            [connection.ops.quote_name(table), column, count],
+        )
+        return [pk for (pk,) in cursor.fetchall()]
 
 
 def _json_text(field):

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 import bundles.importing
 import bundles.texts
+from accounts.models import Worker
 from annotations.models import Assignment
 from bundles import BundleInvalid
 from bundles.bulk import insert_rows
@@ -152,3 +153,27 @@ def test_insert_rows_refuses_a_field_that_would_go_unset(tmp_path):
         insert_rows(ErrorAnnotation, ("assignment_id", "segment_id", "start", "end", "text", "client_id"),
                     [(assignment.pk, segment.pk, 0, 4, segment.text[:4], "late")])  # fmt: skip
     assert ErrorAnnotation.objects.count() == count
+
+
+def test_imported_assignments_take_their_defaults_and_leave_later_ids_free(tmp_path):
+    """On PostgreSQL the import's assignments go in by COPY with ids taken from the sequence first:
+    every field not given must hold its default, and a later assignment must get a new id."""
+    study = study_import_bundle(directory=write_bundle(tmp_path, assignments=ASSIGNMENTS)).study
+    imported = list(Assignment.objects.filter(study=study).order_by("pk"))
+    assert len(imported) == len(ASSIGNMENTS)
+    assert len({assignment.token for assignment in imported}) == len(imported)
+    assert all(len(assignment.token) == 32 for assignment in imported)
+    first = imported[0]
+    assert (first.document.external_id, first.worker.external_id, first.status, first.active_seconds) == (
+        "d1", "w1", Assignment.Status.SUBMITTED, 310,
+    )  # fmt: skip
+    assert (first.completion_code, first.segments_visited, first.platform_ids, first.joined) == (
+        "",
+        [],
+        {},
+        False,
+    )
+    assert first.created_at is not None and first.submitted_at.isoformat() == "2026-03-01T12:00:00+00:00"
+    newcomer = Worker.objects.create(platform=first.worker.platform, external_id="newcomer")
+    later = Assignment.objects.create(study=study, document=first.document, worker=newcomer)
+    assert later.pk > imported[-1].pk

@@ -10,9 +10,7 @@ import pytest
 import bundles.importing
 from bundles.importing import import_bundle, import_documents
 from falte_site.collection import YOUNG, bulk_collection
-from tests.bundles import write_bundle
-
-from .bundles import DOCUMENTS
+from tests.bundles import DOCUMENTS, write_bundle
 
 OTHER = (900, 11, 12)  # not Python's default, so that "put back" cannot pass by chance
 RAISED = (YOUNG, 11, 12)

@@ -8,6 +8,7 @@ from datetime import UTC
 
 from django.db import connection, transaction
 from django.db.models import Max
+from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from accounts.models import StudyMembership, Worker
@@ -83,8 +84,9 @@ def submitted_assignments(study, assignments, workers, document_ids, items_of=No
     # COPY with ids taken from the table's sequence first: the spans and scores that follow need
     # them, and the ORM's INSERT built every row's parameters (docs/benchmarks.md, "Submitted
     # assignments by COPY": 4-9 % of the span import's CPU, 17 % of the pairwise one's).
+    now = timezone.now()  # set on the instances too, so that they hold what the rows hold
     for row, pk in zip(rows, reserved_ids(Assignment, len(rows)), strict=True):
-        row.pk = pk
+        row.pk, row.created_at = pk, now
         row._state.adding = False
         row._state.db = connection.alias
     insert_rows(
@@ -96,7 +98,7 @@ def submitted_assignments(study, assignments, workers, document_ids, items_of=No
 # What submitted_assignments sets; every other field takes its default.
 SUBMITTED_COLUMNS = (
     "id", "study_id", "document_id", "worker_id", "kind", "block", "token", "status", "active_seconds",
-    "submitted_at", "items", "arm", "worker_feedback",
+    "submitted_at", "items", "arm", "worker_feedback", "created_at",
 )  # fmt: skip
 
 

@@ -32,6 +32,39 @@ export function fill(node, ...children) {
   return node;
 }
 
+const rowKeys = new WeakMap(); // a row node built by fillRows -> the key it was built for
+
+/**
+ * Like fill, for a list drawn from data and drawn again after every save's answer: a row
+ * whose key (a string of everything the row shows) is unchanged keeps its node, and a node
+ * already in place is not touched. A worker's click takes about a tenth of a second from
+ * press to release; were the pressed button's node replaced in between, the release would
+ * land on another node and the browser would send no click. The focus stays put too.
+ */
+export function fillRows(node, items, keyOf, build) {
+  const unused = new Map();
+  for (const child of node.children) {
+    const key = rowKeys.get(child);
+    if (key !== undefined && !unused.has(key)) unused.set(key, child);
+  }
+  const rows = items.map((item) => {
+    const key = keyOf(item);
+    const kept = unused.get(key);
+    if (kept) {
+      unused.delete(key);
+      return kept;
+    }
+    const made = build(item);
+    rowKeys.set(made, key);
+    return made;
+  });
+  rows.forEach((row, index) => {
+    if (node.childNodes[index] !== row) node.insertBefore(row, node.childNodes[index] ?? null);
+  });
+  while (node.childNodes.length > rows.length) node.lastChild.remove();
+  return node;
+}
+
 // Colours come from the taxonomy (validated as #rrggbb by the server); a
 // value of any other shape never reaches a style property.
 export function safeColor(color, fallback = "#ffe08a") {

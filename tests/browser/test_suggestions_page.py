@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 from annotations.models import Assignment
 from protocols.span.assistance.sources import SuggestedSpan, suggestions_replace
 from protocols.span.models import ErrorAnnotation, SuggestionDecision
+from tests.browser.mouse import press_and_hold
 from tests.browser.reloads import reload_when_sent, wait_until_sent
 from tests.browser.task_page import make_task, open_task, select_words
 
@@ -239,3 +240,24 @@ def test_the_control_arm_page_its_data_and_its_scripts_say_nothing_of_suggestion
     assert "suggest" not in page.locator("#task-data").text_content().lower()
     # The control arm's worker still works as on any page.
     assert page.locator("#segment-counter").text_content() == "Segment 2 of 2"
+
+
+def test_a_click_held_while_an_earlier_save_is_answered_still_counts(page, live_server):
+    """The answer to an earlier save re-draws the panels; a button the worker is pressing at that
+    moment must keep its node, or the release lands on a new one and the click is lost (the
+    suggestion stays undecided and "next segment" refuses with no visible reason)."""
+    assignment = assisted_task()
+    open_task(page, live_server, assignment)
+    held = []
+    # The first decision's request waits until released below; later ones go at once.
+    page.route("**/suggestions/**", lambda route: route.continue_() if held else held.append(route))
+    row(page, "Anna").get_by_role("button", name="Accept").click()
+    assert eventually(page, lambda: len(held) == 1)
+    press_and_hold(page, row(page, "Ben").get_by_role("button", name="Reject"))
+    held[0].continue_()
+    # Answered: the annotation it added is marked saved, which re-draws both panels.
+    page.wait_for_function("() => !document.querySelector('.row-saving')")
+    page.mouse.up()
+    expect(row(page, "Ben")).to_contain_text("Rejected")
+    wait_saved(page, assignment, 2)
+    assert decisions(assignment)["Ben"][:2] == ("reject", None)

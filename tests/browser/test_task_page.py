@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from annotations.models import Assignment
 from protocols.span.models import ErrorAnnotation
+from tests.browser.mouse import press_and_hold
 from tests.browser.reloads import reload_when_sent
 from tests.browser.task_page import (
     TEXTS,
@@ -131,6 +132,28 @@ def test_removing_an_annotation(page, live_server):
     expect(rows(page)).to_have_count(1)
     expect(rows(page).first).to_contain_text("Tom")
     assert list(stored(assignment).values_list("text", flat=True)) == ["Tom"]
+
+
+def test_a_remove_held_while_an_add_is_answered_still_counts(page, live_server):
+    """The add's answer marks its row saved and re-draws the list; the Remove button the worker
+    is pressing at that moment keeps its node, so the release still makes a click."""
+    assignment = make_task()
+    annotate_stored(assignment, 0, "CharE", "Tom")
+    open_task(page, live_server, assignment)
+    held = []
+    page.route("**/annotations/", lambda route: route.continue_() if held else held.append(route))
+    select_words(page, 0, TEXTS[0], "quickly")
+    category(page, "CharE").click()
+    page.click("#add")
+    expect(rows(page).filter(has_text="quickly")).to_contain_text("saving")
+    remove = rows(page).filter(has_text="Tom").get_by_role("button", name="Remove")
+    press_and_hold(page, remove)
+    held[0].continue_()
+    wait_saved(page, 2)  # the add answered, the list drawn again under the pressed button
+    page.mouse.up()
+    wait_saved(page, 1)
+    expect(rows(page).first).to_contain_text("quickly")
+    assert list(stored(assignment).values_list("text", flat=True)) == ["quickly"]
 
 
 def test_reload_resumes_at_the_same_segment_with_every_annotation(page, live_server):

@@ -10,6 +10,7 @@ from annotations.models import Assignment
 from annotations.services.task import assignment_submit
 from protocols.translation.models import SegmentScore, TranslationError
 from tests.browser.audit import assert_accessible, assert_no_overflow
+from tests.browser.mouse import press_and_hold
 from tests.browser.reloads import reload_when_sent
 from tests.browser.test_csp_pages import RECORD_VIOLATIONS
 from tests.browser.translation_page import (
@@ -241,6 +242,30 @@ def test_a_failed_save_warns_and_is_retried(page, live_server):
     wait_saved(page, 1)
     expect(warning).to_be_hidden()
     assert len(aborted) == 1
+    assert stored_errors(assignment) == [(0, "target", 8, 13, "barks", "Mistranslation", "Minor")]
+
+
+def test_a_remove_held_while_another_error_is_answered_still_counts(page, live_server):
+    """The answer to an error's save re-draws the segment's list; the Remove button the worker is
+    pressing at that moment keeps its node, so the release still makes a click."""
+    assignment = translation_assignment("mqm")
+    open_page(page, live_server, assignment)
+    select_words(page, 0, "dog")
+    page.keyboard.press("m")
+    page.keyboard.press("3")
+    wait_saved(page, 1)
+    held = []
+    page.route("**/translation/errors/", lambda route: route.continue_() if held else held.append(route))
+    select_words(page, 0, "barks")
+    page.keyboard.press("m")
+    page.keyboard.press("2")
+    expect(error_rows(page).filter(has_text="barks")).to_contain_text("saving…")
+    press_and_hold(page, error_rows(page).filter(has_text="dog").get_by_role("button", name="Remove"))
+    held[0].continue_()
+    expect(page.locator('.error-list > li[data-saved="false"]')).to_have_count(0)
+    page.mouse.up()
+    wait_saved(page, 1)
+    expect(error_rows(page).first).to_contain_text("barks")
     assert stored_errors(assignment) == [(0, "target", 8, 13, "barks", "Mistranslation", "Minor")]
 
 

@@ -4,7 +4,7 @@
  * Each function draws one area from the state; main.js decides when.
  */
 
-import { el, fill, safeColor } from "../worker/dom.js";
+import { el, fill, fillRows, safeColor } from "../worker/dom.js";
 
 export { renderClosed } from "../worker/closed.js";
 
@@ -121,7 +121,9 @@ export function renderList(state, els, onRemove) {
   const annotations = state.sortedAnnotations();
   els.count.textContent = `(${annotations.length})`;
   els.listEmpty.hidden = annotations.length > 0;
-  fill(els.list, annotations.map((a) => annotationRow(state, a, onRemove)));
+  // Each row's key holds all it shows, so a save's answer re-draws only the row it changed.
+  const key = (a) => JSON.stringify([a.client_id, a.saved, a.category, a.segment, a.start, a.end, a.text, a.paired, a.comment, state.readOnly]);
+  fillRows(els.list, annotations, key, (a) => annotationRow(state, a, onRemove));
 }
 
 export function renderNav(state, els) {

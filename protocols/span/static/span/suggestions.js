@@ -19,7 +19,7 @@
  * (assisted.js); its state is suggestion_state.js.
  */
 
-import { el, fill, safeColor } from "../worker/dom.js";
+import { el, fill, fillRows, safeColor } from "../worker/dom.js";
 import { codePointLength, sliceCodePoints } from "../worker/offsets.js";
 import { snapToSentences, snapToWords } from "./selection.js";
 import { newClientId } from "./state.js";
@@ -240,6 +240,12 @@ export function attachSuggestions(state, els, { queue, render, say }) {
     return item;
   }
 
+  /** Everything row(suggestion) shows: while it is unchanged the row keeps its node. */
+  function rowKey(suggestion) {
+    const { id, decision, category, text, paired } = suggestion;
+    return JSON.stringify([id, decision?.action ?? null, category, text, paired?.text ?? null, state.changing === id, state.adjusting?.id === id, state.readOnly]);
+  }
+
   function focusRow(id) {
     [...panel.list.children].find((node) => Number(node.dataset.suggestion) === id)?.focus();
   }
@@ -262,8 +268,10 @@ export function attachSuggestions(state, els, { queue, render, say }) {
     const left = here.filter((s) => !s.decision).length;
     panel.count.textContent = `(${left} of ${here.length} to decide)`;
     const focused = document.activeElement?.closest?.(".suggestion-row")?.dataset.suggestion;
-    fill(panel.list, here.length ? here.map(row) : el("li", { className: "empty" }, "None in this segment."));
-    if (focused) focusRow(Number(focused));
+    if (here.length) fillRows(panel.list, here, rowKey, row);
+    else fill(panel.list, el("li", { className: "empty" }, "None in this segment."));
+    // A row drawn anew (its decision changed) takes the focus its old node had.
+    if (focused && !panel.list.contains(document.activeElement)) focusRow(Number(focused));
     panel.mode.textContent =
       state.changing !== null ? "Choose the new category." : state.adjusting ? "Adjusting: select or move the boundaries, Enter keeps them." : "";
   }

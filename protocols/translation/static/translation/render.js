@@ -11,7 +11,7 @@
  * finishing never rebuilds the text under the mouse or takes the focus away.
  */
 
-import { el, fill } from "../worker/dom.js";
+import { el, fill, fillRows } from "../worker/dom.js";
 import { errorLabel, languageAttributes, languageName, marksFor, pieces, quoted, severityClass, whereLabel } from "./highlights.js";
 import { MISSING, SOURCE, TARGET } from "./state.js";
 
@@ -233,7 +233,8 @@ export function documentView(state, els, { onRemove, onOpen }) {
             drawn.set(`list:${index}:${output}`, listSignature);
             const missing = errors.filter((e) => e.side === MISSING);
             fill(cell.missing, missing.map((e) => el("span", { className: `missing-chip ${severityClass(state, e.severity)}`, title: errorLabel(state, e) }, "[missing]")));
-            fill(cell.list, errors.map((e) => errorRow(e, removable)));
+            // Rows whose error is unchanged keep their nodes: a Remove being pressed survives.
+            fillRows(cell.list, errors, (e) => JSON.stringify([e, removable]), (e) => errorRow(e, removable));
             cell.list.hidden = errors.length === 0;
           }
           if (!state.contrastive) continue;

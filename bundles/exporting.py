@@ -21,6 +21,7 @@ from accounts import policy
 from accounts.models import Worker
 from accounts.pseudonyms import pseudonyms_of
 from annotations.models import Assignment
+from falte_site.collection import bulk_collection
 from studies import extensions, protocols
 from studies.batches import batched, by_index
 from studies.models import Document, Segment
@@ -73,6 +74,7 @@ def _annotators(study, identities):
     return who
 
 
+@bulk_collection()  # it makes no reference cycles (tests/test_collection.py)
 def export_study(study, directory, *, identities=True):
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
@@ -97,6 +99,9 @@ def export_study(study, directory, *, identities=True):
             if document.block:
                 record["block"] = document.block
             handle.write(json_line(record))
+            # The prefetched segments point back at their document: without this the chunk's
+            # documents and segments stay a cycle, kept until the collector's next pass finds them.
+            del document._prefetched_objects_cache["segments"]
     assignments = (
         Assignment.objects.filter(study=study, status=Assignment.Status.SUBMITTED)
         .select_related("document", "worker")

@@ -9,8 +9,11 @@ for the job's duration took its CPU from 56.6-63.1 s to 44.2-46.8 s at the same 
 (docs/benchmarks.md, "The garbage collector during an import"). Cycles are still collected,
 only less often: at most YOUNG new objects wait for a pass.
 
-Only for jobs whose peak memory was measured unchanged with it: the bundle export makes cycles
-(prefetched relations), and with it peaked 41-60 MB higher (docs/decisions.md).
+Only for jobs that make no reference cycles, whose peak memory is then unchanged with it: a cycle
+made per chunk waits for a rarer pass, and memory grows by what waits. The bundle export made
+them (each document's prefetched segments point back at it) and peaked 41-60 MB higher until it
+dropped each document's prefetched segments once written; tests/test_collection.py checks that
+the imports and the export of every protocol leave nothing for the collector.
 
 Thresholds are the process's own, shared by its threads: the first job to start raises them and
 the last to end puts back what was there before (a gthread worker or a threaded Celery worker

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from annotations.models import Assignment
 from protocols.span.models import ErrorAnnotation
 from tests.browser.mouse import press_and_hold
-from tests.browser.reloads import reload_when_sent
+from tests.browser.reloads import reload_when_sent, wait_until_sent
 from tests.browser.task_page import (
     TEXTS,
     default_categories,
@@ -153,6 +153,7 @@ def test_a_remove_held_while_an_add_is_answered_still_counts(page, live_server):
     page.mouse.up()
     wait_saved(page, 1)
     expect(rows(page).first).to_contain_text("quickly")
+    wait_until_sent(page)  # the page shows the removal at once; the server has it once the queue is empty
     assert list(stored(assignment).values_list("text", flat=True)) == ["quickly"]
 
 

@@ -11,7 +11,7 @@ from annotations.services.task import assignment_submit
 from protocols.translation.models import SegmentScore, TranslationError
 from tests.browser.audit import assert_accessible, assert_no_overflow
 from tests.browser.mouse import press_and_hold
-from tests.browser.reloads import reload_when_sent
+from tests.browser.reloads import reload_when_sent, wait_until_sent
 from tests.browser.test_csp_pages import RECORD_VIOLATIONS
 from tests.browser.translation_page import (
     category,
@@ -266,6 +266,7 @@ def test_a_remove_held_while_another_error_is_answered_still_counts(page, live_s
     page.mouse.up()
     wait_saved(page, 1)
     expect(error_rows(page).first).to_contain_text("barks")
+    wait_until_sent(page)  # the page shows the removal at once; the server has it once the queue is empty
     assert stored_errors(assignment) == [(0, "target", 8, 13, "barks", "Mistranslation", "Minor")]
 
 

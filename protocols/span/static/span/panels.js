@@ -121,9 +121,8 @@ export function renderList(state, els, onRemove) {
   const annotations = state.sortedAnnotations();
   els.count.textContent = `(${annotations.length})`;
   els.listEmpty.hidden = annotations.length > 0;
-  // Each row's key holds all it shows, so a save's answer re-draws only the row it changed.
-  const key = (a) => JSON.stringify([a.client_id, a.saved, a.category, a.segment, a.start, a.end, a.text, a.paired, a.comment, state.readOnly]);
-  fillRows(els.list, annotations, key, (a) => annotationRow(state, a, onRemove));
+  // The key is the whole annotation (saved or not included), so a save's answer re-draws only its row.
+  fillRows(els.list, annotations, (a) => JSON.stringify([a, state.readOnly]), (a) => annotationRow(state, a, onRemove));
 }
 
 export function renderNav(state, els) {

@@ -99,17 +99,17 @@ def test_bundle_import_and_documents_import_run_with_the_raised_thresholds(thres
 
 
 def _left_in_cycles(job):
-    """The model instances that `job()` left in reference cycles (found by the collector alone), by
-    class name. A job run with the raised thresholds must leave none: each chunk's cycles would wait
-    for a rarer pass, and memory grow by what waits."""
+    """What `job()` returned, and the model instances it left in reference cycles (found by the
+    collector alone) by class name. A job run with the raised thresholds must leave none: each
+    chunk's cycles would wait for a rarer pass, and memory grow by what waits."""
     gc.collect()
     gc.disable()
     gc.set_debug(gc.DEBUG_SAVEALL)  # what a pass finds unreachable is kept in gc.garbage to look at
     try:
-        job()
+        result = job()
         gc.collect()
         # type(), not isinstance(): see tests.bundles.alive.
-        return Counter(type(o).__name__ for o in gc.garbage if issubclass(type(o), models.Model))
+        return result, Counter(type(o).__name__ for o in gc.garbage if issubclass(type(o), models.Model))
     finally:
         gc.set_debug(0)
         gc.garbage.clear()
@@ -129,10 +129,10 @@ BUNDLES = {
 @pytest.mark.parametrize("protocol", list(BUNDLES))
 def test_the_import_and_the_export_of_every_protocol_leave_no_cycles(protocol, tmp_path):
     directory = BUNDLES[protocol](tmp_path / "in")
-    imported = {}
-    assert _left_in_cycles(lambda: imported.update(study=import_bundle(directory).study)) == {}
-    study = imported["study"]
-    assert _left_in_cycles(lambda: export_study(study, tmp_path / "out")) == {}
+    study, left = _left_in_cycles(lambda: import_bundle(directory).study)
+    assert left == {}
+    _, left = _left_in_cycles(lambda: export_study(study, tmp_path / "out"))
+    assert left == {}
     assert (tmp_path / "out" / "assignments.jsonl").stat().st_size > 0  # the work went out too
 
 

@@ -12,7 +12,7 @@ only less often: at most YOUNG new objects wait for a pass.
 Only for jobs that make no reference cycles, whose peak memory is then unchanged with it: a cycle
 made per chunk waits for a rarer pass, and memory grows by what waits. The bundle export made
 them (each document's prefetched segments point back at it) and peaked 41-60 MB higher until it
-dropped each document's prefetched segments once written; tests/test_collection.py checks that
+took each document's prefetched segments off it; tests/test_collection.py checks that
 the imports and the export of every protocol leave nothing for the collector.
 
 Thresholds are the process's own, shared by its threads: the first job to start raises them and

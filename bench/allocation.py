@@ -11,7 +11,8 @@ full-data ranking (reports/metrics/allocation.py), on public ratings.
   criterion (`--hanna-criterion`, default `overall`: the mean of the six); higher is better.
 
 Policies: reports/metrics/allocation (uniform, uncertain, clusters; oracle, the bound of a split
-between the systems fixed in advance knowing the full data, with its model's chance per budget).
+between the systems fixed in advance knowing the full data, with its model's chance per budget;
+with --hindsight, the split found for each seed knowing that seed's draw too).
 For each data set and policy, over SEEDS seeds, each budget fraction's mean Kendall tau
 against the full-data means and the share of seeds whose significance clusters (paired
 randomisation, R resamples) are the full data's; then the budget needed (the fraction from
@@ -26,6 +27,7 @@ uniform allocation, which the replay's uniform row should match.
     .venv/bin/python bench/allocation.py [--seeds 20] [--resamples 1000] [--data ted da hanna]
         [--policies uniform uncertain clusters oracle]
         [--hanna-criterion overall|Relevance|Coherence|Empathy|Surprise|Engagement|Complexity]
+        [--hindsight]
 """
 
 import argparse
@@ -42,6 +44,7 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
 
 from interop.formats.mqm_tsv import read  # noqa: E402
 from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, budget_needed, replay  # noqa: E402
+from reports.metrics.allocation.hindsight import hindsight_plan  # noqa: E402
 from reports.metrics.allocation.oracle import oracle_chances  # noqa: E402
 from reports.metrics.mqm import Weights, segment_scores  # noqa: E402
 from reports.metrics.ranking import rank_systems  # noqa: E402
@@ -124,6 +127,44 @@ def expected_tau(zs, fraction):
     return discordant, 1 - 2 * discordant / len(zs)
 
 
+PERCENTS = tuple(percent / 100 for percent in range(1, 101))
+
+
+def first_hold(by_system, *, policy, seed, higher, resamples):
+    """The first 1 % of the cells after which `policy`'s cells give tau >= 0.95 and the full data's
+    clusters: where it would stop had it known (what hindsight is compared with), or None."""
+    for checkpoint in replay(
+        by_system,
+        policy=policy,
+        seed=seed,
+        higher_is_better=higher,
+        test_resamples=resamples,
+        fractions=PERCENTS,
+    ):
+        if checkpoint.tau is not None and checkpoint.tau >= 0.95 and checkpoint.same_clusters:
+            return checkpoint.fraction
+    return None
+
+
+def print_hindsight(by_system, higher, *, seeds, resamples, target=0.6):
+    """Per seed, the smallest split between the systems found that holds on that seed's draw
+    (reports/metrics/allocation/hindsight.py), and the smallest of the oracle's plans that does."""
+    started = time.process_time()
+    found = [
+        hindsight_plan(by_system, seed=seed, higher_is_better=higher, resamples=resamples)
+        for seed in range(seeds)
+    ]
+    cpu = time.process_time() - started
+    fractions = sorted(plan.fraction for plan in found)
+    oracle = [plan.oracle_fraction for plan in found]
+    reached = sum(fraction <= target for fraction in fractions)
+    print(
+        f"| hindsight, per seed | {' '.join(f'{f:.0%}' for f in fractions)} | mean {sum(fractions) / seeds:.1%}"
+        f" ({reached}/{seeds} seeds at or below {target:.0%}); the oracle's plans on the same draws:"
+        f" mean {sum(oracle) / seeds:.1%} | {cpu:.1f} s |"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -133,6 +174,11 @@ def main():
     parser.add_argument("--data", nargs="+", choices=tuple(DATA), default=list(DATA))
     parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
     parser.add_argument("--hanna-criterion", choices=("overall", *HANNA_CRITERIA), default="overall")
+    parser.add_argument(
+        "--hindsight",
+        action="store_true",
+        help="also search each seed's draw for the smallest split that holds",
+    )
     args = parser.parse_args()
     for key in args.data:
         name, load = DATA[key]
@@ -147,6 +193,7 @@ def main():
         )
         print("| policy | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " | budget needed | CPU |")
         print("| --- " * (len(FRACTIONS) + 3) + "|")
+        first_holds = {}
         for policy in args.policies:
             started = time.process_time()
             runs = [
@@ -173,6 +220,11 @@ def main():
                 else "never"
             )
             print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
+            if args.hindsight:
+                first_holds[policy] = [
+                    first_hold(by_system, policy=policy, seed=seed, higher=higher, resamples=args.resamples)
+                    for seed in range(args.seeds)
+                ]
         if "oracle" in args.policies:
             systems, _items, scores = _cells(by_system)
             full = rank_systems(by_system, higher_is_better=higher, resamples=args.resamples)
@@ -182,6 +234,14 @@ def main():
                 + " | ".join(f"{chance:.0%}" for _f, chance in chances)
                 + " | | |"
             )
+        if args.hindsight:
+            for policy, fractions in first_holds.items():
+                held = [f for f in fractions if f is not None]
+                print(
+                    f"| {policy}, stopped when it first holds | mean {sum(held) / len(held):.1%}"
+                    f" ({len(held)}/{len(fractions)} seeds; {min(held):.0%} to {max(held):.0%}) | | |"
+                )
+            print_hindsight(by_system, higher, seeds=args.seeds, resamples=args.resamples)
         zs = pair_z(by_system)
         expected = [expected_tau(zs, fraction) for fraction in FRACTIONS]
         print(
@@ -198,6 +258,12 @@ def main():
     print("Oracle: each system's number of items chosen knowing the full data, the items in the seed's")
     print("random order (reports/metrics/allocation/oracle.py); its model's chance: that its plan of that")
     print("budget gives tau >= 0.95 and the full clusters, before the replay checks it.")
+    print("Hindsight (--hindsight): per seed, sorted, the smallest share of the cells a split between the")
+    print("systems was found to need when it knows the draw, each system on the first items of the seed's")
+    print("order, the plan checked on the cells (reports/metrics/allocation/hindsight.py); not a policy.")
+    print("Stopped when it first holds: the policy's own cells at the first 1 % at which tau >= 0.95 and the")
+    print("clusters hold, a stop no rule can know to make (the budget needed above asks that it hold from")
+    print("then on); with hindsight it compares the allocation alone.")
 
 
 if __name__ == "__main__":

@@ -26,9 +26,12 @@ Policies (replayed by `replay`):
 - `oracle` (oracle.py; no policy: it reads the finished study): each system's number of items
   chosen knowing the full data, the items in the seed's random order; the bound on what fixed
   sizes can save.
+- hindsight (hindsight.py; no policy either, run by bench/allocation.py --hindsight): the same
+  kind of split, found for one seed knowing that seed's draw as well, each plan checked on the
+  cells: what a policy that reacts to the ratings could save at best.
 
 Modules: doubt.py (a pair's order doubt), policies.py (uniform, uncertain), clusters.py,
-oracle.py, replay.py (the replay, the budget needed).
+oracle.py, hindsight.py, replay.py (the replay, the budget needed).
 
 Everything is seeded: a policy's order of cells depends only on the cells and the seed.
 """

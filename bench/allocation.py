@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
 
 from interop.formats.mqm_tsv import read  # noqa: E402
-from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, budget_needed, replay  # noqa: E402
+from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, replay, summarise  # noqa: E402
 from reports.metrics.allocation.hindsight import hindsight_plan  # noqa: E402
 from reports.metrics.allocation.oracle import oracle_chances  # noqa: E402
 from reports.metrics.mqm import Weights, segment_scores  # noqa: E402
@@ -196,28 +196,21 @@ def main():
         first_holds = {}
         for policy in args.policies:
             started = time.process_time()
-            runs = [
-                replay(
-                    by_system,
-                    policy=policy,
-                    seed=seed,
-                    higher_is_better=higher,
-                    test_resamples=args.resamples,
-                )
-                for seed in range(args.seeds)
-            ]
+            summary = summarise(
+                by_system,
+                policy=policy,
+                seeds=args.seeds,
+                higher_is_better=higher,
+                test_resamples=args.resamples,
+            )
             cpu = time.process_time() - started
-            cells_row = []
-            for place in range(len(FRACTIONS)):
-                taus = [run[place].tau for run in runs]
-                same = sum(bool(run[place].same_clusters) for run in runs) / len(runs)
-                cells_row.append(f"{sum(taus) / len(taus):.3f} ({same:.0%})")
-            needed = [budget_needed(run) for run in runs]
-            settled = [n for n in needed if n is not None]
+            cells_row = [
+                f"{tau:.3f} ({same:.0%})"
+                for tau, same in zip(summary.mean_tau, summary.same_clusters, strict=True)
+            ]
+            reached = [n for n in summary.needed if n is not None]
             mean_needed = (
-                f"{sum(settled) / len(settled):.0%} ({len(settled)}/{len(runs)} seeds)"
-                if settled
-                else "never"
+                f"{summary.mean_needed:.0%} ({len(reached)}/{args.seeds} seeds)" if reached else "never"
             )
             print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
             if args.hindsight:

@@ -44,16 +44,17 @@ def cluster_sets(ranking):
 
 
 def replay(by_system, *, policy, seed=0, fractions=FRACTIONS, higher_is_better=True, warmup=5,
-           test_resamples=200, alpha=0.05):  # fmt: skip
+           test_resamples=200, alpha=0.05, test="permutation"):  # fmt: skip
     """[Checkpoint] of `policy` replayed on ``{system: {item: score}}`` (the finished study).
 
     At each fraction, tau compares the systems' means over the cells bought with their means
     over all cells; with `test_resamples`, the significance clusters of the cells bought
-    (reports/metrics/ranking.rank_systems, paired randomisation) are compared with the full
-    data's (None skips the clusters)."""
+    (reports/metrics/ranking.rank_systems by `test`, paired randomisation by default) are
+    compared with the full data's (None skips the clusters)."""
     systems, items, scores = _cells(by_system)
     settings = {
         "higher_is_better": higher_is_better,
+        "test": test,
         "resamples": test_resamples or 0,
         "alpha": alpha,
         "seed": seed,
@@ -130,3 +131,37 @@ def budget_needed(checkpoints, *, tau=0.95):
             break
         needed = checkpoint.fraction
     return needed
+
+
+@dataclass(frozen=True)
+class Summary:
+    """`policy` replayed over several seeds: per fraction the mean tau and the share of seeds with
+    the full data's clusters, and each seed's budget needed."""
+
+    policy: str
+    fractions: tuple
+    mean_tau: tuple  # None where no seed had a tau (fewer than two systems bought)
+    same_clusters: tuple  # share of the seeds, 0 to 1 (None: clusters not tested)
+    needed: tuple  # per seed: budget_needed, None where the seed never got there
+
+    @property
+    def mean_needed(self):
+        """The budget needed averaged over the seeds that get there, or None."""
+        reached = [fraction for fraction in self.needed if fraction is not None]
+        return sum(reached) / len(reached) if reached else None
+
+
+def summarise(by_system, *, policy, seeds=20, fractions=FRACTIONS, **settings):
+    """Summary of `policy` replayed with seeds 0 to `seeds` - 1 (`settings` as `replay` takes them)."""
+    runs = [
+        replay(by_system, policy=policy, seed=seed, fractions=fractions, **settings) for seed in range(seeds)
+    ]
+    mean_tau, same = [], []
+    for place in range(len(fractions)):
+        taus = [run[place].tau for run in runs if run[place].tau is not None]
+        mean_tau.append(sum(taus) / len(taus) if taus else None)
+        tested = [run[place].same_clusters for run in runs if run[place].same_clusters is not None]
+        same.append(sum(tested) / len(tested) if tested else None)
+    return Summary(
+        policy, tuple(fractions), tuple(mean_tau), tuple(same), tuple(budget_needed(run) for run in runs)
+    )

@@ -1,0 +1,104 @@
+"""`manage.py replay_allocation`: a study's own ratings replayed under each allocation policy, with
+what each would have saved at the study's pay."""
+
+import io
+import re
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.utils import timezone
+
+from accounts.models import Worker
+from annotations.models import Assignment
+from annotations.services import assignment_submit
+from protocols.translation.models import SegmentScore
+from reports.management.commands.replay_allocation import money_saved
+from studies.models import Document, Segment, Study
+from tests.annotations.block_studies import import_block_study, pair_documents, warm_up
+from tests.translation.studies import make_translation_study
+
+pytestmark = pytest.mark.django_db
+
+# Three systems far apart, each document scored by one rater: any 10 % of the cells already
+# give the full ranking, so every policy needs little and saves most of the pay.
+QUALITY = {"sysA": 90.0, "sysB": 50.0, "sysC": 10.0}
+ITEMS = 30
+
+
+def rated_da_study(*, pay=None, protocol="da"):
+    config = {"pay": pay} if pay else {}
+    study = make_translation_study(
+        protocol, systems=tuple(QUALITY), documents=ITEMS, config=config, status=Study.Status.OPEN,
+        annotators_per_document=1,
+    )  # fmt: skip
+    for document in Document.objects.filter(study=study):
+        item = int(document.input_id.split("-")[1])
+        worker = Worker.objects.create(platform="prolific", external_id=f"w-{document.pk}")
+        assignment = Assignment.objects.create(study=study, document=document, worker=worker, joined=True)
+        segments = list(Segment.objects.filter(document=document))
+        for segment in segments:
+            value = QUALITY[document.system] + (item * 7 + segment.index * 3) % 9 - 4
+            SegmentScore.objects.create(assignment=assignment, segment=segment, score=value)
+        Assignment.objects.filter(pk=assignment.pk).update(
+            current_segment=len(segments) - 1, started_at=timezone.now(), status=Assignment.Status.IN_PROGRESS
+        )
+        assignment_submit(token=assignment.token)
+    return study
+
+
+def replay_output(study, *args):
+    out = io.StringIO()
+    call_command("replay_allocation", study.slug, "--seeds", "3", *args, stdout=out)
+    return out.getvalue()
+
+
+def test_each_policy_reaches_the_studys_ranking_early_and_the_saving_is_priced_at_its_pay():
+    study = rated_da_study(pay={"reward": 2.5, "currency": "GBP"})
+    output = replay_output(study)
+    assert "3 systems, 90 scored cells from 90 submitted ratings" in output
+    assert "the ratings so far cost 225.00 GBP" in output
+    for policy in ("uniform", "uncertain", "clusters"):
+        (row,) = [line for line in output.splitlines() if line.startswith(f"| {policy} |")]
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        assert cells[10] == "1.000 (100%)"  # all the cells: the study's own ranking
+        needed = re.fullmatch(r"(\d+)% \(3/3 runs\)", cells[11])
+        assert needed and int(needed.group(1)) <= 50
+        saved = re.fullmatch(r"([\d,]+) ratings, ([\d.]+) GBP", cells[12])
+        assert saved and Decimal(saved.group(2)) >= Decimal("112.50")  # at least half of 225.00
+
+
+def test_a_study_without_pay_gets_the_ratings_saved_alone():
+    output = replay_output(rated_da_study(), "--policies", "uniform")
+    assert "Pay:" not in output
+    (row,) = [line for line in output.splitlines() if line.startswith("| uniform |")]
+    assert re.search(r"\| \d+ ratings \|$", row)
+    assert "| uncertain |" not in output
+
+
+def test_the_money_saved_is_the_pay_of_the_ratings_not_bought():
+    assert money_saved(0.7, 90, Decimal("2.50")) == Decimal("67.50")
+    assert money_saved(1.0, 90, Decimal("2.50")) == Decimal("0.00")
+
+
+def test_studies_that_cannot_be_replayed_are_refused_with_the_reason():
+    with pytest.raises(CommandError, match="no study with slug 'nope'"):
+        call_command("replay_allocation", "nope")
+    mqm = make_translation_study("mqm", systems=tuple(QUALITY), documents=2)
+    with pytest.raises(CommandError, match="is a mqm study, which does not allocate by system"):
+        call_command("replay_allocation", mqm.slug)
+    unrated = make_translation_study("da", systems=tuple(QUALITY), documents=2)
+    with pytest.raises(CommandError, match="has 0 system\\(s\\) with scores on two items or more"):
+        call_command("replay_allocation", unrated.slug)
+
+
+@pytest.mark.parametrize("protocol", ["likert", "pairwise"])
+def test_a_block_study_is_replayed_from_its_blocks_ratings(tmp_path, protocol):
+    import_block_study(tmp_path, protocol, documents=pair_documents(12), allocation={"policy": "uniform"})
+    study = Study.objects.get(slug=f"{protocol}-adaptive")
+    warm_up(study, 12)  # every block of the twelve inputs rated once
+    output = replay_output(study, "--policies", "uniform", "clusters")
+    assert "4 systems, 48 scored cells from 24 submitted ratings" in output
+    for policy in ("uniform", "clusters"):
+        (row,) = [line for line in output.splitlines() if line.startswith(f"| {policy} |")]
+        assert row.split("|")[11].strip() == "1.000 (100%)"

@@ -5,7 +5,8 @@ The study's scored cells (a system's document, or its output in a block, with th
 score: the same grid a live join reads) are bought again in the order each policy would have
 bought them, over seeded runs; per budget fraction, Kendall tau against the study's own ranking
 and the share of runs with its significance clusters (the study's `ranking` test, resamples and
-alpha); then the budget needed and what it would have saved at the study's pay.
+alpha); then the budget needed and what it would have saved at the study's pay. It lives in
+crowd, beside the study's pay (crowd/pay.py), which the core does not read.
 
     manage.py replay_allocation SLUG [--seeds 20] [--policies uniform uncertain clusters]
 """

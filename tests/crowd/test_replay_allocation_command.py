@@ -12,8 +12,8 @@ from django.utils import timezone
 from accounts.models import Worker
 from annotations.models import Assignment
 from annotations.services import assignment_submit
+from crowd.management.commands.replay_allocation import money_saved
 from protocols.translation.models import SegmentScore
-from reports.management.commands.replay_allocation import money_saved
 from studies.models import Document, Segment, Study
 from tests.annotations.block_studies import import_block_study, pair_documents, warm_up
 from tests.translation.studies import make_translation_study

@@ -28,7 +28,7 @@ Policies (replayed by `replay`):
   sizes can save.
 - hindsight (hindsight.py; no policy either, run by bench/allocation.py --hindsight): the same
   kind of split, found for one seed knowing that seed's draw as well, each plan checked on the
-  cells: what a policy that reacts to the ratings could save at best.
+  cells: the reference for what a policy that reacts to the ratings could save.
 
 Modules: doubt.py (a pair's order doubt), policies.py (uniform, uncertain), clusters.py,
 oracle.py, hindsight.py, replay.py (the replay, the budget needed).

@@ -26,8 +26,8 @@ QUALITY = {"sysA": 90.0, "sysB": 50.0, "sysC": 10.0}
 ITEMS = 30
 
 
-def rated_da_study(*, pay=None, protocol="da"):
-    config = {"pay": pay} if pay else {}
+def rated_da_study(*, pay=None, ranking=None, protocol="da"):
+    config = {key: value for key, value in (("pay", pay), ("ranking", ranking)) if value}
     study = make_translation_study(
         protocol, systems=tuple(QUALITY), documents=ITEMS, config=config, status=Study.Status.OPEN,
         annotators_per_document=1,
@@ -57,6 +57,7 @@ def test_each_policy_reaches_the_studys_ranking_early_and_the_saving_is_priced_a
     study = rated_da_study(pay={"reward": 2.5, "currency": "GBP"})
     output = replay_output(study)
     assert "3 systems, 90 scored cells from 90 submitted ratings" in output
+    assert "clusters by the study's permutation test (alpha 0.05, 1,000 resamples)" in output
     assert "the ratings so far cost 225.00 GBP" in output
     for policy in ("uniform", "uncertain", "clusters"):
         (row,) = [line for line in output.splitlines() if line.startswith(f"| {policy} |")]
@@ -68,9 +69,12 @@ def test_each_policy_reaches_the_studys_ranking_early_and_the_saving_is_priced_a
         assert saved and Decimal(saved.group(2)) >= Decimal("112.50")  # at least half of 225.00
 
 
-def test_a_study_without_pay_gets_the_ratings_saved_alone():
-    output = replay_output(rated_da_study(), "--policies", "uniform")
+def test_a_study_without_pay_gets_the_ratings_saved_alone_and_its_own_ranking_test():
+    output = replay_output(
+        rated_da_study(ranking={"test": "wilcoxon", "alpha": 0.01}), "--policies", "uniform"
+    )
     assert "Pay:" not in output
+    assert "clusters by the study's wilcoxon test (alpha 0.01)." in output
     (row,) = [line for line in output.splitlines() if line.startswith("| uniform |")]
     assert re.search(r"\| \d+ ratings \|$", row)
     assert "| uncertain |" not in output

@@ -55,10 +55,11 @@ class Command(BaseCommand):
             )
         settings = ranking_settings(study)
         scored = sum(len(scores) for scores in rated.values())
+        resamples = f", {settings['resamples']:,} resamples" if settings["test"] == "permutation" else ""
         self.stdout.write(
             f"{study.title} ({study.protocol}): {len(rated)} systems, {scored:,} scored cells from "
             f"{cells.ratings:,} submitted ratings; {seeds} seeded runs per policy, clusters by the study's "
-            f"{settings['test']} test (alpha {settings['alpha']}, {settings['resamples']} resamples)."
+            f"{settings['test']} test (alpha {settings['alpha']}{resamples})."
         )
         pay = pay_of(study)
         if pay.reward is not None:
@@ -81,7 +82,7 @@ class Command(BaseCommand):
                 alpha=settings["alpha"],
             )
             cells_row = [
-                "-" if tau is None else f"{tau:.3f} ({same:.0%})"
+                "-" if tau is None else f"{tau:.3f}" + ("" if same is None else f" ({same:.0%})")
                 for tau, same in zip(summary.mean_tau, summary.same_clusters, strict=True)
             ]
             needed = summary.mean_needed

@@ -35,10 +35,6 @@ POLICY_LABELS = {
 }
 
 
-def offers_allocation(study):
-    return "allocation" in protocols.of(study).config_options
-
-
 class AllocationForm(forms.Form):
     policy = forms.ChoiceField(
         widget=forms.RadioSelect, label="Which document a joining worker gets",

@@ -23,6 +23,7 @@ still runs as uniform and its stopping rules still hold.
 
 from dataclasses import dataclass
 
+from studies import protocols
 from studies.config import ConfigProblem, number, unknown, whole
 
 UNIFORM, UNCERTAIN, CLUSTERS = "uniform", "uncertain", "clusters"
@@ -34,6 +35,11 @@ RANKING_RULES = (UNCHANGED, SEPARATED)
 DEFAULT_SETTLED = 0.01
 DEFAULT_UNCHANGED_FOR = 20
 KEYS = ("policy", "settled", "stop_when", "unchanged_for", "budget")
+
+
+def offers_allocation(study):
+    """Whether the study's protocol reads config.allocation (DA, ESA, Likert, BWS, pairwise)."""
+    return "allocation" in protocols.of(study).config_options
 
 
 @dataclass(frozen=True)

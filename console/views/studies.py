@@ -17,12 +17,12 @@ from reports.models import Report
 from reports.page import report_page_context
 from reports.services import ReportNotSent, report_request
 from studies import protocols
-from studies.allocation import allocation_settings
+from studies.allocation import allocation_settings, offers_allocation
 from studies.models import Document
 
 from .. import services
 from ..access import console_view, managed_study, readable_study
-from ..allocation import AllocationForm, allocation_warning, offers_allocation, study_set_allocation
+from ..allocation import AllocationForm, allocation_warning, study_set_allocation
 from ..workflow import TABS, people_assignments, setup_steps, summaries, tool_links
 
 SHORT_SHOWN = 10

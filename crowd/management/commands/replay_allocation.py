@@ -18,8 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotations.services.allocation import ranking_settings, study_cells
 from crowd.pay import money, pay_of
 from reports.metrics.allocation import FRACTIONS, summarise
-from studies import protocols
-from studies.allocation import POLICIES
+from studies.allocation import POLICIES, offers_allocation
 from studies.models import Study
 
 
@@ -40,7 +39,7 @@ class Command(BaseCommand):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"no study with slug '{slug}'")
-        if "allocation" not in protocols.of(study).config_options:
+        if not offers_allocation(study):
             raise CommandError(
                 f"study '{slug}' is a {study.protocol} study, which does not allocate by system "
                 "(DA, ESA, Likert, BWS and pairwise studies do)"

@@ -33,7 +33,7 @@ import numpy as np
 from scipy import stats
 
 from ..ranking import rank_systems
-from .oracle import STEPS, _pair_model, _success, oracle_plans
+from .oracle import STEPS, _pair_model, _success, item_queues, oracle_plans
 from .policies import _cells
 from .replay import cluster_sets
 
@@ -52,10 +52,8 @@ class _Draw:
 
     def __init__(self, by_system, *, seed, higher_is_better, resamples, alpha, tau):
         self.systems, self.items, self.scores = _cells(by_system)
-        planned = ~np.isnan(self.scores)
-        # The same draw as the oracle's replay (oracle_order): the seed's first permutation.
-        rows = np.random.default_rng(seed).permutation(self.scores.shape[0])
-        self.queue = [[int(row) for row in rows if planned[row, s]] for s in range(len(self.systems))]
+        # The same draw as the oracle's replay (buying_order): the seed's first permutation.
+        self.queue = item_queues(self.scores, np.random.default_rng(seed))
         self.settings = {
             "higher_is_better": higher_is_better,
             "resamples": resamples,

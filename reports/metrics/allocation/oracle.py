@@ -139,12 +139,18 @@ def oracle_plans(scores, full_ranking, systems, *, alpha=0.05, tau=0.95):
     return plans[::-1]
 
 
+def item_queues(scores, rng):
+    """[each system column's planned item rows, in one random order of the items (rng's next
+    permutation)]: the order in which the oracle's plans, and hindsight's, rate a system."""
+    planned = ~np.isnan(scores)
+    rows = rng.permutation(scores.shape[0])
+    return [[int(row) for row in rows if planned[row, s]] for s in range(scores.shape[1])]
+
+
 def oracle_order(scores, rng, plans):
     """Cells in the order the oracle buys them: the seed's random order of items, each system on
     the first items of it it is planned on, as many as the growing plans give it."""
-    planned = ~np.isnan(scores)
-    rows = rng.permutation(scores.shape[0])
-    queue = [[int(row) for row in rows if planned[row, s]] for s in range(scores.shape[1])]
+    queue = item_queues(scores, rng)
     order = []
     for smaller, larger in zip(plans[:-1], plans[1:], strict=True):
         for s in np.flatnonzero(larger > smaller):

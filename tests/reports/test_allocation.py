@@ -14,6 +14,8 @@ from reports.metrics.allocation import (
     pair_spending,
     pair_sums,
     replay,
+    summarise,
+    summary_of,
     uncertain_order,
     uniform_order,
 )
@@ -124,6 +126,17 @@ def test_the_budget_needed_is_where_the_ranking_settles_for_good():
               Checkpoint(0.4, 4, 1.0, True)]  # fmt: skip
     assert budget_needed(points) == 0.3
     assert budget_needed([*points[:3], Checkpoint(0.4, 4, 1.0, False)]) is None
+
+
+def test_a_summary_read_from_a_finer_replay_is_the_summary_at_its_own_fractions(study):
+    # bench/allocation.py --hindsight replays once at 1 % steps for both its table and the stop
+    # where a policy first holds; the table must be what a replay at the table's fractions gives.
+    fractions = (0.1, 0.3, 0.7, 1.0)
+    fine = [replay(study, policy="uncertain", seed=seed, fractions=tuple(p / 100 for p in range(5, 101, 5)),
+                   test_resamples=100) for seed in (0, 1)]  # fmt: skip
+    direct = summarise(study, policy="uncertain", seeds=2, fractions=fractions, test_resamples=100)
+    assert summary_of("uncertain", fine, fractions) == direct
+    assert direct.fractions == fractions and len(direct.needed) == 2
 
 
 def test_an_unknown_policy_is_named(study):

@@ -51,10 +51,11 @@ from .replay import (
     pair_spending,
     replay,
     summarise,
+    summary_of,
 )
 
 __all__ = [
     "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "Summary", "_cells", "budget_needed", "buying_order", "cluster_sets",
     "cluster_doubt_from_sums", "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
-    "order_doubt", "pair_sums", "pair_spending", "replay", "summarise", "uncertain_order", "uniform_order",
+    "order_doubt", "pair_sums", "pair_spending", "replay", "summarise", "summary_of", "uncertain_order", "uniform_order",
 ]  # fmt: skip

@@ -156,6 +156,15 @@ def summarise(by_system, *, policy, seeds=20, fractions=FRACTIONS, **settings):
     runs = [
         replay(by_system, policy=policy, seed=seed, fractions=fractions, **settings) for seed in range(seeds)
     ]
+    return summary_of(policy, runs, fractions)
+
+
+def summary_of(policy, runs, fractions=FRACTIONS):
+    """Summary of `policy` from its seeds' replays (lists of Checkpoint), read at `fractions` only:
+    a replay at finer steps gives the same summary as one at `fractions`, every checkpoint being
+    computed on its own cells."""
+    at = [{round(checkpoint.fraction, 6): checkpoint for checkpoint in run} for run in runs]
+    runs = [[checkpoints[round(fraction, 6)] for fraction in fractions] for checkpoints in at]
     mean_tau, same = [], []
     for place in range(len(fractions)):
         taus = [run[place].tau for run in runs if run[place].tau is not None]

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "falte_site.test_settings")
 
 from interop.formats.mqm_tsv import read  # noqa: E402
-from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, replay, summary_of  # noqa: E402
+from reports.metrics.allocation import FRACTIONS, POLICIES, _cells, holds, replay_run, summary_of  # noqa: E402
 from reports.metrics.allocation.hindsight import hindsight_plan  # noqa: E402
 from reports.metrics.allocation.oracle import oracle_chances  # noqa: E402
 from reports.metrics.mqm import Weights, segment_scores  # noqa: E402
@@ -134,10 +134,21 @@ def first_hold(run):
     """The first checkpoint of a replay (at 1 % steps) whose cells give tau >= 0.95 and the full
     data's clusters: where the policy would stop had it known (what hindsight is compared with),
     or None."""
-    for checkpoint in run:
-        if checkpoint.tau is not None and checkpoint.tau >= 0.95 and checkpoint.same_clusters:
-            return checkpoint.fraction
-    return None
+    return next((checkpoint.fraction for checkpoint in run if holds(checkpoint)), None)
+
+
+def print_stop(summary, seeds):
+    """Where the policy settled by itself (its `settled` stopping rule at 0.01) and whether its
+    ranking there is the full data's."""
+    settled = [stop for stop in summary.stops if stop is not None]
+    if not settled:
+        return
+    fractions = [stop.fraction for stop in settled]
+    print(
+        f"| {summary.policy}, stopped by itself (settled) | mean {summary.mean_stop:.1%} ({min(fractions):.0%} to"
+        f" {max(fractions):.0%}); tau >= 0.95 and the full clusters there in {summary.stops_right}/{seeds} seeds"
+        f" | | |"
+    )
 
 
 def print_hindsight(by_system, higher, *, seeds, resamples, target=0.6):
@@ -187,14 +198,14 @@ def main():
         )
         print("| policy | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " | budget needed | CPU |")
         print("| --- " * (len(FRACTIONS) + 3) + "|")
-        first_holds = {}
+        first_holds, stops = {}, []
         for policy in args.policies:
             started = time.process_time()
             # With --hindsight, one replay at 1 % steps per seed gives both the table (read at its
             # fractions, the same figures as a replay at those alone) and where the policy first holds.
             runs = [
-                replay(by_system, policy=policy, seed=seed, higher_is_better=higher, test_resamples=args.resamples,
-                       fractions=PERCENTS if args.hindsight else FRACTIONS)
+                replay_run(by_system, policy=policy, seed=seed, higher_is_better=higher,
+                           test_resamples=args.resamples, fractions=PERCENTS if args.hindsight else FRACTIONS)
                 for seed in range(args.seeds)
             ]  # fmt: skip
             summary = summary_of(policy, runs)
@@ -208,8 +219,11 @@ def main():
                 f"{summary.mean_needed:.0%} ({len(reached)}/{args.seeds} seeds)" if reached else "never"
             )
             print(f"| {policy} | " + " | ".join(cells_row) + f" | {mean_needed} | {cpu:.1f} s |")
+            stops.append(summary)
             if args.hindsight:
-                first_holds[policy] = [first_hold(run) for run in runs]
+                first_holds[policy] = [first_hold(run.checkpoints) for run in runs]
+        for summary in stops:
+            print_stop(summary, args.seeds)
         if "oracle" in args.policies:
             systems, _items, scores = _cells(by_system)
             full = rank_systems(by_system, higher_is_better=higher, resamples=args.resamples)
@@ -246,6 +260,8 @@ def main():
     print("Hindsight (--hindsight): per seed, sorted, the smallest share of the cells a split between the")
     print("systems was found to need when it knows the draw, each system on the first items of the seed's")
     print("order, the plan checked on the cells (reports/metrics/allocation/hindsight.py); not a policy.")
+    print("Stopped by itself: where the policy had no pair in doubt above 0.01 (its `settled` rule), the")
+    print("ranking there checked as the table's are.")
     print("Stopped when it first holds: the policy's own cells at the first 1 % at which tau >= 0.95 and the")
     print("clusters hold, a stop no rule can know to make (the budget needed above asks that it hold from")
     print("then on); with hindsight it compares the allocation alone. With --hindsight the policies are")

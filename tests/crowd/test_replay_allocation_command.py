@@ -26,10 +26,12 @@ QUALITY = {"sysA": 90.0, "sysB": 50.0, "sysC": 10.0}
 ITEMS = 30
 
 
-def rated_da_study(*, pay=None, ranking=None, protocol="da"):
-    config = {key: value for key, value in (("pay", pay), ("ranking", ranking)) if value}
+def rated_da_study(*, pay=None, ranking=None, allocation=None, protocol="da", quality=QUALITY):
+    config = {
+        key: value for key, value in (("pay", pay), ("ranking", ranking), ("allocation", allocation)) if value
+    }
     study = make_translation_study(
-        protocol, systems=tuple(QUALITY), documents=ITEMS, config=config, status=Study.Status.OPEN,
+        protocol, systems=tuple(quality), documents=ITEMS, config=config, status=Study.Status.OPEN,
         annotators_per_document=1,
     )  # fmt: skip
     for document in Document.objects.filter(study=study):
@@ -38,7 +40,8 @@ def rated_da_study(*, pay=None, ranking=None, protocol="da"):
         assignment = Assignment.objects.create(study=study, document=document, worker=worker, joined=True)
         segments = list(Segment.objects.filter(document=document))
         for segment in segments:
-            value = QUALITY[document.system] + (item * 7 + segment.index * 3) % 9 - 4
+            shift = 4 * list(quality).index(document.system)  # each system's own noise
+            value = quality[document.system] + (item * 7 + segment.index * 3 + shift) % 9 - 4
             SegmentScore.objects.create(assignment=assignment, segment=segment, score=value)
         Assignment.objects.filter(pk=assignment.pk).update(
             current_segment=len(segments) - 1, started_at=timezone.now(), status=Assignment.Status.IN_PROGRESS
@@ -67,6 +70,20 @@ def test_each_policy_reaches_the_studys_ranking_early_and_the_saving_is_priced_a
         assert needed and int(needed.group(1)) <= 50
         saved = re.fullmatch(r"([\d,]+) ratings, ([\d.]+) GBP", cells[12])
         assert saved and Decimal(saved.group(2)) >= Decimal("112.50")  # at least half of 225.00
+    # Where each adaptive policy settles by itself: `clusters` with the study's ranking in every
+    # run, `uncertain` right after its warm-up (5 items a system), before any pair can be
+    # significant by randomisation over 5 items; uniform never stops by itself.
+    stops = {policy: stop_cell(output, policy) for policy in ("uniform", "uncertain", "clusters")}
+    assert stops["uniform"] == "-"
+    assert stops["uncertain"] == "17% (0/3 runs with the study's ranking); saves 75 ratings, 187.50 GBP"
+    clusters = re.fullmatch(r"(\d+)% \(3/3 runs with the study's ranking\); saves (\d+) ratings, ([\d.]+) GBP",
+                            stops["clusters"])  # fmt: skip
+    assert clusters and int(clusters.group(1)) <= 50 and Decimal(clusters.group(3)) >= Decimal("112.50")
+
+
+def stop_cell(output, policy):
+    (row,) = [line for line in output.splitlines() if line.startswith(f"| {policy} |")]
+    return row.strip("|").split("|")[13].strip()
 
 
 def test_a_study_without_pay_gets_the_ratings_saved_alone_and_its_own_ranking_test():
@@ -76,8 +93,22 @@ def test_a_study_without_pay_gets_the_ratings_saved_alone_and_its_own_ranking_te
     assert "Pay:" not in output
     assert "clusters by the study's wilcoxon test (alpha 0.01)." in output
     (row,) = [line for line in output.splitlines() if line.startswith("| uniform |")]
-    assert re.search(r"\| \d+ ratings \|$", row)
+    assert re.fullmatch(r"\d+ ratings", row.strip("|").split("|")[12].strip())
     assert "| uncertain |" not in output
+
+
+def test_a_policy_stops_by_itself_at_the_studys_own_settled_threshold():
+    close = {"sysA": 51.0, "sysB": 50.0, "sysC": 49.0}  # the order takes most of the items to settle
+    loose = {"policy": "clusters", "settled": 0.2}
+    output = replay_output(rated_da_study(allocation=loose, quality=close), "--policies", "clusters")
+    assert "above the study's `settled` (0.2)" in output
+    default = replay_output(rated_da_study(quality=close), "--policies", "clusters")
+    assert "above the study's `settled` (0.01)" in default
+    # A loose threshold stops sooner, and here with another ranking than the study's.
+    stop, stop_by_default = (stop_cell(text, "clusters") for text in (output, default))
+    assert int(stop.split("%")[0]) < int(stop_by_default.split("%")[0])
+    assert "(3/3 runs with the study's ranking)" in stop_by_default
+    assert "(3/3 runs" not in stop
 
 
 def test_the_money_saved_is_the_pay_of_the_ratings_not_bought():

@@ -8,12 +8,15 @@ from reports.metrics.allocation import (
     Checkpoint,
     _cells,
     budget_needed,
+    buying_order,
+    cluster_doubt_from_sums,
     doubt_from_sums,
     next_pair,
     order_doubt,
     pair_spending,
     pair_sums,
     replay,
+    replay_run,
     summarise,
     summary_of,
     uncertain_order,
@@ -132,11 +135,37 @@ def test_a_summary_read_from_a_finer_replay_is_the_summary_at_its_own_fractions(
     # bench/allocation.py --hindsight replays once at 1 % steps for both its table and the stop
     # where a policy first holds; the table must be what a replay at the table's fractions gives.
     fractions = (0.1, 0.3, 0.7, 1.0)
-    fine = [replay(study, policy="uncertain", seed=seed, fractions=tuple(p / 100 for p in range(5, 101, 5)),
+    fine = [replay_run(study, policy="uncertain", seed=seed, fractions=tuple(p / 100 for p in range(5, 101, 5)),
                    test_resamples=100) for seed in (0, 1)]  # fmt: skip
     direct = summarise(study, policy="uncertain", seeds=2, fractions=fractions, test_resamples=100)
     assert summary_of("uncertain", fine, fractions) == direct
     assert direct.fractions == fractions and len(direct.needed) == 2
+
+
+def test_a_policy_settles_where_no_pair_is_left_in_doubt_and_its_ranking_is_checked_there():
+    rng = np.random.default_rng(5)
+    apart = {system: {item: mean + rng.normal(0, 1) for item in range(200)} for system, mean in
+             {"A": 0.0, "B": 1.0, "C": 2.0, "D": 3.0}.items()}  # fmt: skip
+    run = replay_run(apart, policy="clusters", seed=2, fractions=(1.0,), test_resamples=200)
+    _systems, _items, scores = _cells(apart)
+    order = buying_order(apart, policy="clusters", seed=2)
+    bought = np.zeros(scores.shape, dtype=bool)
+    for row, column in order[: order.settled]:
+        bought[row, column] = True
+    # Settled: no pair's order or significance in doubt above 0.01, long before every cell is bought.
+    sums = pair_sums(scores, bought, ~np.isnan(scores))
+    assert cluster_doubt_from_sums(sums).max() <= 0.01
+    assert run.stop.cells == order.settled < 0.5 * len(order)
+    assert (run.stop.tau, run.stop.same_clusters) == (pytest.approx(1.0), True)
+    summary = summarise(apart, policy="clusters", seeds=3, fractions=(1.0,), test_resamples=200)
+    assert summary.stops_right == 3 and summary.mean_stop < 0.5
+    # A looser threshold settles sooner; uniform never settles by itself.
+    loose = replay_run(apart, policy="clusters", seed=2, fractions=(1.0,), test_resamples=None, settled=0.2)
+    assert loose.stop.cells < run.stop.cells
+    assert replay_run(apart, policy="uniform", fractions=(1.0,), test_resamples=None).stop is None
+    assert (
+        summarise(apart, policy="uniform", seeds=2, fractions=(1.0,), test_resamples=None).mean_stop is None
+    )
 
 
 def test_an_unknown_policy_is_named(study):

@@ -18,7 +18,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotations.services.allocation import ranking_settings, study_cells
 from crowd.pay import money, pay_of
 from reports.metrics.allocation import FRACTIONS, summarise
-from studies.allocation import POLICIES, offers_allocation
+from studies.allocation import POLICIES, allocation_settings, offers_allocation
 from studies.models import Study
 
 
@@ -34,6 +34,17 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("--seeds", type=int, default=20, help="seeded runs per policy (default 20)")
         parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
+
+    @staticmethod
+    def stop(summary, seeds, ratings, pay):
+        """Where the policy settled, in how many runs its ranking there is the study's, and what
+        stopping there saves."""
+        if summary.mean_stop is None:
+            return "-"
+        saved = f"{(1 - summary.mean_stop) * ratings:,.0f} ratings"
+        if pay.reward is not None:
+            saved += f", {money_saved(summary.mean_stop, ratings, pay.reward)} {pay.currency}"
+        return f"{summary.mean_stop:.0%} ({summary.stops_right}/{seeds} runs with the study's ranking); saves {saved}"
 
     def handle(self, slug, seeds, policies, **options):
         study = Study.objects.filter(slug=slug).first()
@@ -53,6 +64,7 @@ class Command(BaseCommand):
                 f"study '{slug}' has {len(rated)} system(s) with scores on two items or more: a replay needs two"
             )
         settings = ranking_settings(study)
+        settled = allocation_settings(study).settled
         scored = sum(len(scores) for scores in rated.values())
         resamples = f", {settings['resamples']:,} resamples" if settings["test"] == "permutation" else ""
         self.stdout.write(
@@ -68,9 +80,11 @@ class Command(BaseCommand):
             )
         self.stdout.write("")
         self.stdout.write(
-            "| policy | " + " | ".join(f"{f:.0%}" for f in FRACTIONS) + " | budget needed | saved |"
+            "| policy | "
+            + " | ".join(f"{f:.0%}" for f in FRACTIONS)
+            + " | budget needed | saved | stops by itself |"
         )
-        self.stdout.write("| --- " * (len(FRACTIONS) + 3) + "|")
+        self.stdout.write("| --- " * (len(FRACTIONS) + 4) + "|")
         for policy in policies:
             summary = summarise(
                 rated,
@@ -79,6 +93,7 @@ class Command(BaseCommand):
                 test=settings["test"],
                 test_resamples=settings["resamples"],
                 alpha=settings["alpha"],
+                settled=settled,
             )
             cells_row = [
                 "-" if tau is None else f"{tau:.3f}" + ("" if same is None else f" ({same:.0%})")
@@ -93,12 +108,18 @@ class Command(BaseCommand):
                 saved = f"{(1 - needed) * cells.ratings:,.0f} ratings"
                 if pay.reward is not None:
                     saved += f", {money_saved(needed, cells.ratings, pay.reward)} {pay.currency}"
-            self.stdout.write(f"| {policy} | " + " | ".join(cells_row) + f" | {needed_text} | {saved} |")
+            self.stdout.write(
+                f"| {policy} | "
+                + " | ".join(cells_row)
+                + f" | {needed_text} | {saved} | {self.stop(summary, seeds, cells.ratings, pay)} |"
+            )
         self.stdout.write("")
         self.stdout.write(
             "Each cell: mean Kendall tau of the systems' means against the study's own, and (in brackets) "
             "the share of runs whose significance clusters are the study's. Budget needed: the share of the "
             "cells from which on tau >= 0.95 and the clusters hold, averaged over the runs that get there; "
-            "saved: the ratings (and pay) beyond it. A live study buys whole documents or blocks, each "
+            "saved: the ratings (and pay) beyond it. Stops by itself: where the policy had no pair in doubt "
+            f"above the study's `settled` ({settled}), the share of the cells averaged over the runs, and in how "
+            "many runs tau >= 0.95 and the clusters hold there; uniform does not stop by itself. A live study buys whole documents or blocks, each "
             "rated by every annotator it plans, so it saves somewhat less than the replay."
         )

@@ -44,18 +44,21 @@ from .replay import (
     FRACTIONS,
     POLICIES,
     Checkpoint,
+    Run,
     Summary,
     budget_needed,
     buying_order,
     cluster_sets,
+    holds,
     pair_spending,
     replay,
+    replay_run,
     summarise,
     summary_of,
 )
 
 __all__ = [
-    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "Summary", "_cells", "budget_needed", "buying_order", "cluster_sets",
+    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "Run", "Summary", "_cells", "budget_needed", "buying_order", "cluster_sets",
     "cluster_doubt_from_sums", "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
-    "order_doubt", "pair_sums", "pair_spending", "replay", "summarise", "summary_of", "uncertain_order", "uniform_order",
+    "holds", "order_doubt", "pair_sums", "pair_spending", "replay", "replay_run", "summarise", "summary_of", "uncertain_order", "uniform_order",
 ]  # fmt: skip

@@ -35,15 +35,23 @@ def uncertain_order(scores, rng, *, warmup=5, settled=SETTLED):
     )
 
 
+class BuyingOrder(list):
+    """Cells (item row, system column) in the order a policy buys them, and `settled`: how many
+    it had bought when no pair was left in doubt (where its `settled` stopping rule would have
+    closed the study), None for a policy that does not ask (uniform, oracle)."""
+
+    settled = None
+
+
 def pair_by_pair_order(scores, rng, choose, *, warmup=5):
-    """Cells in the order of a policy that, after `warmup` items rated for every system, rates the
-    pair ``choose(bought)`` on the next item in the random order that the two have not both been
-    rated on, until `choose` gives None (then the rest, item by item, as uniform does)."""
+    """BuyingOrder of a policy that, after `warmup` items rated for every system, rates the pair
+    ``choose(bought)`` on the next item in the random order that the two have not both been rated
+    on, until `choose` gives None (settled; then the rest, item by item, as uniform does)."""
     items, systems = scores.shape
     planned = ~np.isnan(scores)
     rows = [int(r) for r in rng.permutation(items)]
     bought = np.zeros(scores.shape, dtype=bool)
-    order = []
+    order = BuyingOrder()
 
     def buy(row, column):
         if planned[row, column] and not bought[row, column]:
@@ -64,6 +72,7 @@ def pair_by_pair_order(scores, rng, choose, *, warmup=5):
             break
         for column in pair:
             buy(rows[position], column)
+    order.settled = len(order)
     for row in rows:  # settled: the rest in the uniform order, for a replay to reach 100 %
         for column in range(systems):
             buy(row, column)

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from reports.metrics.allocation import (
     POLICIES,
@@ -14,6 +15,7 @@ from reports.metrics.allocation import (
     pair_sums,
     replay,
 )
+from reports.metrics.allocation.clusters import t_critical
 from reports.metrics.ranking import rank_systems
 
 # A far ahead; B and C apart by about 1.5 standard errors of their paired difference over the 200
@@ -129,3 +131,11 @@ def test_the_oracle_needs_no_more_than_the_policies_in_the_same_run(study):
         assert None not in reached
         needed[policy] = sum(reached) / len(reached)
     assert needed["oracle"] <= min(needed[policy] for policy in POLICIES if policy != "oracle")
+
+
+def test_the_critical_values_read_from_the_table_are_scipys_to_the_bit():
+    degrees = np.array([[1.0, 2.0, 5.0], [29.0, 528.0, 3000.0]])  # 3000: past the first table, which grows
+    for alpha in (0.05, 0.01):
+        assert np.array_equal(t_critical(alpha, degrees), stats.t.isf(alpha / 2, degrees))
+    halves = np.array([1.5, 40.25])  # not counts of items: computed, not read
+    assert np.array_equal(t_critical(0.05, halves), stats.t.isf(0.025, halves))

@@ -29,7 +29,7 @@ uniform order.
 """
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from .doubt import SETTLED, _variance, done_sums, doubt_from_sums, most_doubtful_pair, pair_sums
 from .policies import pair_by_pair_order
@@ -47,12 +47,32 @@ def fewest_items(alpha):
     return int(np.floor(np.log2(2 / alpha))) + 1
 
 
+_CRITICAL = {}  # alpha -> the t test's two-sided critical values, by degrees of freedom
+
+
+def t_critical(alpha, degrees):
+    """stats.t.isf(alpha / 2, degrees), the same numbers, read from a table per alpha where the
+    degrees are whole (they are counts of items): a replay asks for them at every cell it buys,
+    and scipy's distribution machinery cost more than the rest of the policy's arithmetic."""
+    degrees = np.asarray(degrees, dtype=float)
+    whole = np.isfinite(degrees).all() and (degrees == np.floor(degrees)).all() and (degrees >= 1).all()
+    if not whole:
+        return stats.t.isf(alpha / 2, degrees)
+    table = _CRITICAL.get(alpha)
+    largest = int(degrees.max(initial=1))
+    if table is None or largest >= len(table):
+        size = max(2 * largest, 1024)
+        table = np.concatenate(([np.nan], stats.t.isf(alpha / 2, np.arange(1, size))))
+        _CRITICAL[alpha] = table
+    return table[degrees.astype(int)]
+
+
 def significance_threshold(spread, items, alpha):
     """The mean difference over `items` shared items above which the pair is significant: the
     paired t test's, which paired randomisation follows; on a few items the normal one's would
     call a wide gap significant long before the randomisation test can."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        return stats.t.isf(alpha / 2, np.maximum(items - 1, 1)) * spread / np.sqrt(items)
+        return t_critical(alpha, np.maximum(items - 1, 1)) * spread / np.sqrt(items)
 
 
 def decision_doubt(sums, *, alpha=0.05):
@@ -72,7 +92,7 @@ def decision_doubt(sums, *, alpha=0.05):
         left = spread * np.sqrt(np.clip(1 - shared_done / np.maximum(shared_planned, 1), 0, 1) / shared)
         at_end = np.where(
             left > 1e-12,
-            stats.norm.sf((threshold - gap) / left) + stats.norm.cdf((-threshold - gap) / left),
+            special.ndtr((gap - threshold) / left) + special.ndtr((-threshold - gap) / left),
             (gap > threshold).astype(float),
         )
     at_end = np.where(shared > 1, np.nan_to_num(at_end, nan=0.0), 0.0)

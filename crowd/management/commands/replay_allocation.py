@@ -119,7 +119,8 @@ class Command(BaseCommand):
             "the share of runs whose significance clusters are the study's. Budget needed: the share of the "
             "cells from which on tau >= 0.95 and the clusters hold, averaged over the runs that get there; "
             "saved: the ratings (and pay) beyond it. Stops by itself: where the policy had no pair in doubt "
-            f"above the study's `settled` ({settled}), the share of the cells averaged over the runs, and in how "
-            "many runs tau >= 0.95 and the clusters hold there; uniform does not stop by itself. A live study buys whole documents or blocks, each "
-            "rated by every annotator it plans, so it saves somewhat less than the replay."
+            f"above the study's `settled` ({settled}), the share of the cells averaged over the runs, and in "
+            "how many runs tau >= 0.95 and the clusters hold there; uniform does not stop by itself. A live "
+            "study buys whole documents or blocks, each rated by every annotator it plans, so it saves "
+            "somewhat less than the replay."
         )

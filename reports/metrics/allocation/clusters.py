@@ -92,6 +92,7 @@ def decision_doubt(sums, *, alpha=0.05):
         left = spread * np.sqrt(np.clip(1 - shared_done / np.maximum(shared_planned, 1), 0, 1) / shared)
         at_end = np.where(
             left > 1e-12,
+            # special.ndtr: stats.norm's cdf (and sf of the negated argument) without its checks.
             special.ndtr((gap - threshold) / left) + special.ndtr((-threshold - gap) / left),
             (gap > threshold).astype(float),
         )

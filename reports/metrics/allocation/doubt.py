@@ -87,9 +87,8 @@ def doubt_from_sums(sums):
         own = _variance(count, total, total_squares) / count * np.clip(1 - count_done / planned_count, 0, 1)
         gap = np.where(shared > 1, paired_gap, np.abs(mean[:, None] - mean[None, :]))
         spread = np.where(shared > 1, paired_spread, own[:, None] + own[None, :])
-        doubt = np.where(
-            spread > 1e-12, special.ndtr(-gap / np.sqrt(spread)), 0.0
-        )  # stats.norm.cdf, without its checks
+        # special.ndtr is stats.norm.cdf without its argument checks, which cost more than this.
+        doubt = np.where(spread > 1e-12, special.ndtr(-gap / np.sqrt(spread)), 0.0)
     if sums.get("judged_together"):
         # Scores relative to the outputs judged with them (BWS, pairwise): two systems compare only
         # on items they share, so a pair with fewer than two is in doubt while it has more planned.

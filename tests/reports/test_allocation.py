@@ -6,6 +6,7 @@ from scipy import stats
 
 from reports.metrics.allocation import (
     Checkpoint,
+    RunningSums,
     _cells,
     budget_needed,
     buying_order,
@@ -166,6 +167,23 @@ def test_a_policy_settles_where_no_pair_is_left_in_doubt_and_its_ranking_is_chec
     assert (
         summarise(apart, policy="uniform", seeds=2, fractions=(1.0,), test_resamples=None).mean_stop is None
     )
+
+
+def test_running_sums_are_the_pair_sums_of_the_cells_bought(study):
+    # A policy asks for the pair sums after every pair it buys; they are kept cell by cell.
+    _systems, _items, scores = _cells(study)
+    scores[3, 2] = np.nan  # a cell the study never had
+    planned = ~np.isnan(scores)
+    running = RunningSums(scores, planned)
+    rng = np.random.default_rng(4)
+    cells = [tuple(cell) for cell in np.argwhere(planned)]
+    for place in rng.permutation(len(cells))[:900]:
+        running.add(*cells[place])
+    expected = pair_sums(scores, running.bought, planned)
+    for key, value in expected.items():
+        assert np.allclose(running.sums[key], value, rtol=1e-12, atol=1e-9), key
+    assert np.array_equal(running.sums["shared"], expected["shared"])
+    assert running.bought.sum() == 900
 
 
 def test_an_unknown_policy_is_named(study):

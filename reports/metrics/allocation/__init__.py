@@ -37,7 +37,7 @@ Everything is seeded: a policy's order of cells depends only on the cells and th
 """
 
 from .clusters import cluster_doubt_from_sums, clusters_order, decision_doubt
-from .doubt import SETTLED, SUM_KEYS, doubt_from_sums, next_pair, order_doubt, pair_sums
+from .doubt import SETTLED, SUM_KEYS, RunningSums, doubt_from_sums, next_pair, order_doubt, pair_sums
 from .oracle import oracle_order, oracle_plans
 from .policies import _cells, uncertain_order, uniform_order
 from .replay import (
@@ -58,7 +58,7 @@ from .replay import (
 )
 
 __all__ = [
-    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "Run", "Summary", "_cells", "budget_needed", "buying_order", "cluster_sets",
+    "FRACTIONS", "POLICIES", "SETTLED", "SUM_KEYS", "Checkpoint", "Run", "RunningSums", "Summary", "_cells", "budget_needed", "buying_order", "cluster_sets",
     "cluster_doubt_from_sums", "clusters_order", "decision_doubt", "doubt_from_sums", "next_pair", "oracle_order", "oracle_plans",
     "holds", "order_doubt", "pair_sums", "pair_spending", "replay", "replay_run", "summarise", "summary_of", "uncertain_order", "uniform_order",
 ]  # fmt: skip

@@ -31,7 +31,7 @@ uniform order.
 import numpy as np
 from scipy import special, stats
 
-from .doubt import SETTLED, _variance, done_sums, doubt_from_sums, most_doubtful_pair, pair_sums
+from .doubt import SETTLED, _variance, done_sums, doubt_from_sums, most_doubtful_pair
 from .policies import pair_by_pair_order
 
 # A pair counts as significant now only with this many standard errors to spare: the ranking's
@@ -133,22 +133,17 @@ def cluster_doubt_from_sums(sums, *, alpha=0.05, higher_is_better=True):
     return np.maximum(doubt_from_sums(sums), np.minimum(decision, position))
 
 
-def next_cluster_pair(scores, bought, planned, rng, *, settled=SETTLED, alpha=0.05, higher_is_better=True):
-    """(a, b): the pair of system columns whose order or significance decision is most in doubt
-    (the decision only where a boundary may fall); None when no doubt is above `settled`."""
-    sums = pair_sums(scores, bought, planned)
-    doubt = cluster_doubt_from_sums(sums, alpha=alpha, higher_is_better=higher_is_better)
-    return most_doubtful_pair(doubt, rng, settled=settled)
-
-
 def clusters_order(scores, rng, *, warmup=5, settled=SETTLED, alpha=0.05, higher_is_better=True):
-    """Cells in the order the `clusters` policy buys them (module docstring)."""
-    planned = ~np.isnan(scores)
+    """Cells in the order the `clusters` policy buys them (module docstring): after each pair, the
+    pair whose order or significance decision is most in doubt (the decision only where a boundary
+    may fall), until no doubt is above `settled`."""
     return pair_by_pair_order(
         scores,
         rng,
-        lambda bought: next_cluster_pair(
-            scores, bought, planned, rng, settled=settled, alpha=alpha, higher_is_better=higher_is_better
+        lambda sums: most_doubtful_pair(
+            cluster_doubt_from_sums(sums, alpha=alpha, higher_is_better=higher_is_better),
+            rng,
+            settled=settled,
         ),
         warmup=warmup,
     )

@@ -49,6 +49,38 @@ def pair_sums(scores, bought, planned, done=None):
     }
 
 
+class RunningSums:
+    """`pair_sums` of a replay kept up to date one bought cell at a time (every cell whole), so a
+    policy that asks after each pair it buys costs the systems it touches, not the whole grid."""
+
+    def __init__(self, scores, planned):
+        p = planned.astype(float)
+        systems = scores.shape[1]
+        self.scores = scores
+        self.bought = np.zeros(scores.shape, dtype=bool)
+        self.sums = {key: np.zeros((systems, systems)) for key in ("shared", "difference", "squares")}
+        self.sums.update({key: np.zeros(systems) for key in ("count", "total", "total_squares")})
+        self.sums.update(shared_planned=p.T @ p, planned_count=p.sum(0))
+        self.sums.update(shared_done=self.sums["shared"], count_done=self.sums["count"])
+
+    def add(self, row, column):
+        """Count cell (row, column) as bought."""
+        sums, x = self.sums, self.scores[row, column]
+        others = np.flatnonzero(self.bought[row])
+        differences = x - self.scores[row, others]
+        sums["shared"][column, others] += 1
+        sums["shared"][others, column] += 1
+        sums["shared"][column, column] += 1
+        sums["difference"][column, others] += differences
+        sums["difference"][others, column] -= differences
+        sums["squares"][column, others] += differences * differences
+        sums["squares"][others, column] += differences * differences
+        sums["count"][column] += 1
+        sums["total"][column] += x
+        sums["total_squares"][column] += x * x
+        self.bought[row, column] = True
+
+
 def done_sums(sums):
     """(shared_done, count_done) of `pair_sums`, as `shared` and `count` for sums stored before
     these were kept (every cell then counted as whole)."""

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .doubt import SETTLED, next_pair
+from .doubt import SETTLED, RunningSums, doubt_from_sums, most_doubtful_pair
 
 
 def _cells(by_system):
@@ -29,9 +29,11 @@ def uniform_order(scores, rng):
 
 def uncertain_order(scores, rng, *, warmup=5, settled=SETTLED):
     """Cells in the order the `uncertain` policy buys them (package docstring)."""
-    planned = ~np.isnan(scores)
     return pair_by_pair_order(
-        scores, rng, lambda bought: next_pair(scores, bought, planned, rng, settled=settled), warmup=warmup
+        scores,
+        rng,
+        lambda sums: most_doubtful_pair(doubt_from_sums(sums), rng, settled=settled),
+        warmup=warmup,
     )
 
 
@@ -50,19 +52,20 @@ def pair_by_pair_order(scores, rng, choose, *, warmup=5):
     items, systems = scores.shape
     planned = ~np.isnan(scores)
     rows = [int(r) for r in rng.permutation(items)]
-    bought = np.zeros(scores.shape, dtype=bool)
+    running = RunningSums(scores, planned)
+    bought = running.bought
     order = BuyingOrder()
 
     def buy(row, column):
         if planned[row, column] and not bought[row, column]:
-            bought[row, column] = True
+            running.add(row, column)
             order.append((row, column))
 
     for row in rows[:warmup]:
         for column in rng.permutation(systems):
             buy(row, int(column))
     searched = {}  # (a, b) -> where in `rows` the pair's search for an item goes on
-    while (pair := choose(bought)) is not None:
+    while (pair := choose(running.sums)) is not None:
         position = searched.get(pair, 0)
         while position < items and not any(planned[rows[position], c] and not bought[rows[position], c]
                                            for c in pair):  # fmt: skip

@@ -2,13 +2,8 @@
 
 from .joining import JoinRefused, assignment_join, assignments_release_stale
 from .planning import NOT_ASSIGNED, AssignmentPlan, AssignmentPlanError, assignments_generate
-from .task import (
-    TaskClosed,
-    TaskInputError,
-    TaskNotFound,
-    assignment_record_activity,
-    assignment_submit,
-)
+from .refusals import TaskClosed, TaskNotFound
+from .task import TaskInputError, assignment_record_activity, assignment_submit
 from .worker_feedback import assignment_save_feedback
 
 __all__ = [

@@ -39,7 +39,7 @@ from annotations.models import OPEN_STATUSES, Assignment
 from studies.models import Category, Document, Segment, Study
 from studies.spans import is_whole_number
 
-from .task import TaskClosed, TaskNotFound, closed_reason
+from .refusals import TaskClosed, TaskNotFound, closed_reason
 
 # The assignment's columns every write may need, in model order (Model.from_db wants that order);
 # a column not read here is loaded (one more query) if a write touches it.

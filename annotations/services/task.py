@@ -30,6 +30,8 @@ from studies.models import Document, Segment, Study
 from studies.spans import is_whole_number
 
 from .blocks import retest_schedule
+from .opening import assignment_opened_or_refused
+from .refusals import TaskClosed, TaskNotFound, closed_reason
 from .rounds import in_round, round_completion_code, round_continue
 from .stopping import allocation_after_submit
 
@@ -39,28 +41,6 @@ ACTIVITY_SLACK_SECONDS = 5  # how early a report may arrive (network jitter, a l
 
 class TaskInputError(ValueError):
     """The request is malformed or does not fit the document (HTTP 400)."""
-
-
-class TaskClosed(Exception):
-    """The assignment no longer takes changes: submitted or released (HTTP 409)."""
-
-
-class TaskNotFound(Exception):
-    """No assignment has this token (HTTP 404); raised by writes that find the assignment themselves."""
-
-
-def closed_reason(assignment):
-    """Why the assignment takes no changes now (the 409's message), or None when it does."""
-    if assignment.status == Assignment.Status.SUBMITTED:
-        return "This assignment is already submitted; it can no longer change."
-    if assignment.available_from is not None and assignment.available_from > timezone.now():
-        return f"This retest opens on {assignment.available_from:%Y-%m-%d %H:%M} UTC."
-    if assignment.status == Assignment.Status.RELEASED:
-        return (
-            "This assignment was released after a long time without activity; "
-            "what you saved is kept, but it can no longer change."
-        )
-    return None
 
 
 def furthest_segment(assignment):
@@ -98,8 +78,6 @@ def assignment_record_activity(*, token, seconds, now=None):
     BEGIN, the opening UPDATE (opening.py), which returns the row's time columns
     as they are once it holds the lock, one UPDATE of the two it changes, COMMIT.
     """
-    from .opening import assignment_opened_or_refused  # opening imports this module's exceptions
-
     if not is_whole_number(seconds) or seconds < 0:
         raise TaskInputError("'seconds' must be a whole number of at least 0")
     now = now or timezone.now()

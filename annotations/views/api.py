@@ -23,7 +23,7 @@ from annotations.services import (
     assignment_save_feedback,
     assignment_submit,
 )
-from annotations.services.task import closed_reason
+from annotations.services.refusals import closed_reason
 from falte_site.json_input import JSONInputError, parse_json
 from studies import protocols
 

@@ -12,7 +12,7 @@ does not bring them back.
 from django.db import transaction
 
 from annotations.models import Assignment
-from annotations.services.task import closed_reason
+from annotations.services.refusals import closed_reason
 from studies.models import Document
 
 from ..models import SuggestedError, SuggestionPrefill, TranslationError

@@ -10,6 +10,8 @@ from studies.allocation import (
     DEFAULT_SETTLED,
     DEFAULT_UNCHANGED_FOR,
     POLICIES,
+    SETTLED_HIGHEST,
+    SETTLED_LOWEST,
     STOP_RULES,
     allocation_settings,
 )
@@ -41,7 +43,8 @@ class AllocationForm(forms.Form):
         choices=[(p, POLICY_LABELS[p]) for p in POLICIES],
     )  # fmt: skip
     settled = forms.FloatField(
-        min_value=0.0001, max_value=0.25, label="A pair is settled when its order is in doubt with probability at most",
+        min_value=SETTLED_LOWEST, max_value=SETTLED_HIGHEST,
+        label="A pair is settled when its order is in doubt with probability at most",
     )  # fmt: skip
     stop_when = forms.MultipleChoiceField(
         widget=forms.CheckboxSelectMultiple, required=False, label="Stop the study by itself when",

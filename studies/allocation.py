@@ -33,6 +33,7 @@ STOP_RULES = (SETTLED, UNCHANGED, SEPARATED, BUDGET)
 # The rules that need the ranking's significance tests after each rating.
 RANKING_RULES = (UNCHANGED, SEPARATED)
 DEFAULT_SETTLED = 0.01
+SETTLED_LOWEST, SETTLED_HIGHEST = 0.0001, 0.25  # the thresholds a study may set
 DEFAULT_UNCHANGED_FOR = 20
 KEYS = ("policy", "settled", "stop_when", "unchanged_for", "budget")
 
@@ -66,7 +67,10 @@ def allocation_problems(value, path):
     problems = unknown(value, KEYS, path)
     if value.get("policy", UNIFORM) not in POLICIES:
         problems.append(ConfigProblem((*path, "policy"), f"must be one of {', '.join(POLICIES)}"))
-    if "settled" in value and (message := number(value["settled"], 0.0001, 0.25)) is not None:
+    if (
+        "settled" in value
+        and (message := number(value["settled"], SETTLED_LOWEST, SETTLED_HIGHEST)) is not None
+    ):
         problems.append(ConfigProblem((*path, "settled"), message))
     rules = value.get("stop_when", [])
     if not isinstance(rules, list) or any(rule not in STOP_RULES for rule in rules):

@@ -111,6 +111,19 @@ def test_a_policy_stops_by_itself_at_the_studys_own_settled_threshold():
     assert "(3/3 runs" not in stop
 
 
+def test_another_settled_threshold_is_tried_without_changing_the_study():
+    close = {"sysA": 51.0, "sysB": 50.0, "sysC": 49.0}
+    study = rated_da_study(quality=close)
+    tried = replay_output(study, "--policies", "clusters", "--settled", "0.2")
+    assert "above --settled's `settled` (0.2)" in tried
+    own = replay_output(study, "--policies", "clusters")
+    assert int(stop_cell(tried, "clusters").split("%")[0]) < int(stop_cell(own, "clusters").split("%")[0])
+    study.refresh_from_db()
+    assert "allocation" not in study.config
+    with pytest.raises(CommandError, match="--settled must be from 0.0001 to 0.25"):
+        replay_output(study, "--settled", "0.5")
+
+
 def test_the_money_saved_is_the_pay_of_the_ratings_not_bought():
     assert money_saved(0.7, 90, Decimal("2.50")) == Decimal("67.50")
     assert money_saved(1.0, 90, Decimal("2.50")) == Decimal("0.00")

@@ -18,7 +18,13 @@ from django.core.management.base import BaseCommand, CommandError
 from annotations.services.allocation import ranking_settings, study_cells
 from crowd.pay import money, pay_of
 from reports.metrics.allocation import FRACTIONS, summarise
-from studies.allocation import POLICIES, allocation_settings, offers_allocation
+from studies.allocation import (
+    POLICIES,
+    SETTLED_HIGHEST,
+    SETTLED_LOWEST,
+    allocation_settings,
+    offers_allocation,
+)
 from studies.models import Study
 
 
@@ -34,6 +40,11 @@ class Command(BaseCommand):
         parser.add_argument("slug")
         parser.add_argument("--seeds", type=int, default=20, help="seeded runs per policy (default 20)")
         parser.add_argument("--policies", nargs="+", choices=POLICIES, default=list(POLICIES))
+        parser.add_argument(
+            "--settled",
+            type=float,
+            help="the settled threshold to replay the stop at (default: the study's own, config.allocation.settled)",
+        )
 
     @staticmethod
     def stop(summary, seeds, ratings, pay):
@@ -46,7 +57,7 @@ class Command(BaseCommand):
             saved += f", {money_saved(summary.mean_stop, ratings, pay.reward)} {pay.currency}"
         return f"{summary.mean_stop:.0%} ({summary.stops_right}/{seeds} runs with the study's ranking); saves {saved}"
 
-    def handle(self, slug, seeds, policies, **options):
+    def handle(self, slug, seeds, policies, settled=None, **options):
         study = Study.objects.filter(slug=slug).first()
         if study is None:
             raise CommandError(f"no study with slug '{slug}'")
@@ -57,6 +68,10 @@ class Command(BaseCommand):
             )
         if seeds < 1:
             raise CommandError("--seeds must be at least 1")
+        if settled is not None and not SETTLED_LOWEST <= settled <= SETTLED_HIGHEST:
+            raise CommandError(
+                f"--settled must be from {SETTLED_LOWEST} to {SETTLED_HIGHEST}, as in a study's config"
+            )
         cells = study_cells(study)
         rated = {system: scores for system, scores in cells.by_system.items() if len(scores) >= 2}
         if len(rated) < 2:
@@ -64,7 +79,8 @@ class Command(BaseCommand):
                 f"study '{slug}' has {len(rated)} system(s) with scores on two items or more: a replay needs two"
             )
         settings = ranking_settings(study)
-        settled = allocation_settings(study).settled
+        own = allocation_settings(study).settled
+        settled = own if settled is None else settled
         scored = sum(len(scores) for scores in rated.values())
         resamples = f", {settings['resamples']:,} resamples" if settings["test"] == "permutation" else ""
         self.stdout.write(
@@ -119,7 +135,8 @@ class Command(BaseCommand):
             "the share of runs whose significance clusters are the study's. Budget needed: the share of the "
             "cells from which on tau >= 0.95 and the clusters hold, averaged over the runs that get there; "
             "saved: the ratings (and pay) beyond it. Stops by itself: where the policy had no pair in doubt "
-            f"above the study's `settled` ({settled}), the share of the cells averaged over the runs, and in "
+            f"above {'the study' if settled == own else '--settled'}'s `settled` ({settled}), the share of the "
+            "cells averaged over the runs, and in "
             "how many runs tau >= 0.95 and the clusters hold there; uniform does not stop by itself. A live "
             "study buys whole documents or blocks, each rated by every annotator it plans, so it saves "
             "somewhat less than the replay."

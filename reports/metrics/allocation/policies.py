@@ -40,15 +40,16 @@ def uncertain_order(scores, rng, *, warmup=5, settled=SETTLED):
 class BuyingOrder(list):
     """Cells (item row, system column) in the order a policy buys them, and `settled`: how many
     it had bought when no pair was left in doubt (where its `settled` stopping rule would have
-    closed the study), None for a policy that does not ask (uniform, oracle)."""
+    closed the study). Uniform and the oracle, which never settle by themselves, give a plain list."""
 
     settled = None
 
 
 def pair_by_pair_order(scores, rng, choose, *, warmup=5):
     """BuyingOrder of a policy that, after `warmup` items rated for every system, rates the pair
-    ``choose(bought)`` on the next item in the random order that the two have not both been rated
-    on, until `choose` gives None (settled; then the rest, item by item, as uniform does)."""
+    ``choose(sums)`` (sums: `pair_sums` of the cells bought so far, kept by RunningSums) on the
+    next item in the random order that the two have not both been rated on, until `choose` gives
+    None (settled; then the rest, item by item, as uniform does)."""
     items, systems = scores.shape
     planned = ~np.isnan(scores)
     rows = [int(r) for r in rng.permutation(items)]

@@ -28,6 +28,15 @@ from studies.allocation import (
 from studies.models import Study
 
 
+def saving(needed, ratings, pay):
+    """The ratings a policy needing `needed` of them would not have bought, and their pay when the
+    study has a reward."""
+    saved = f"{(1 - needed) * ratings:,.0f} ratings"
+    if pay.reward is not None:
+        saved += f", {money_saved(needed, ratings, pay.reward)} {pay.currency}"
+    return saved
+
+
 def money_saved(needed, ratings, reward):
     """The study's pay for the ratings a policy needing `needed` of them would not have bought."""
     return money(Decimal(ratings) * reward * (1 - Decimal(str(needed))))
@@ -52,10 +61,8 @@ class Command(BaseCommand):
         stopping there saves."""
         if summary.mean_stop is None:
             return "-"
-        saved = f"{(1 - summary.mean_stop) * ratings:,.0f} ratings"
-        if pay.reward is not None:
-            saved += f", {money_saved(summary.mean_stop, ratings, pay.reward)} {pay.currency}"
-        return f"{summary.mean_stop:.0%} ({summary.stops_right}/{seeds} runs with the study's ranking); saves {saved}"
+        right = f"{summary.stops_right}/{seeds} runs with the study's ranking"
+        return f"{summary.mean_stop:.0%} ({right}); saves {saving(summary.mean_stop, ratings, pay)}"
 
     def handle(self, slug, seeds, policies, settled=None, **options):
         study = Study.objects.filter(slug=slug).first()
@@ -121,9 +128,7 @@ class Command(BaseCommand):
                 needed_text, saved = "never", "nothing"
             else:
                 needed_text = f"{needed:.0%} ({reached}/{seeds} runs)"
-                saved = f"{(1 - needed) * cells.ratings:,.0f} ratings"
-                if pay.reward is not None:
-                    saved += f", {money_saved(needed, cells.ratings, pay.reward)} {pay.currency}"
+                saved = saving(needed, cells.ratings, pay)
             self.stdout.write(
                 f"| {policy} | "
                 + " | ".join(cells_row)

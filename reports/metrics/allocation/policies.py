@@ -57,9 +57,12 @@ def pair_by_pair_order(scores, rng, choose, *, warmup=5):
     bought = running.bought
     order = BuyingOrder()
 
-    def buy(row, column):
+    def buy(row, column, *, counted=True):
         if planned[row, column] and not bought[row, column]:
-            running.add(row, column)
+            if counted:
+                running.add(row, column)
+            else:  # after the policy settled: its sums are not read again
+                bought[row, column] = True
             order.append((row, column))
 
     for row in rows[:warmup]:
@@ -79,5 +82,5 @@ def pair_by_pair_order(scores, rng, choose, *, warmup=5):
     order.settled = len(order)
     for row in rows:  # settled: the rest in the uniform order, for a replay to reach 100 %
         for column in range(systems):
-            buy(row, column)
+            buy(row, column, counted=False)
     return order

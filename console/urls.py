@@ -17,6 +17,7 @@ urlpatterns = [
     path("studies/<int:study_id>/setup/launch/", setup.launch, name="launch"),
     path("studies/<int:study_id>/stage/", studies.stage, name="stage"),
     path("studies/<int:study_id>/allocation/", studies.allocation, name="allocation"),
+    path("studies/<int:study_id>/quality-checks/", studies.quality_checks, name="quality_checks"),
     path("studies/<int:study_id>/report/", studies.compute_report, name="report"),
     path("studies/<int:study_id>/publish/tables.tex", studies.publish_latex, name="publish_latex"),
     path("studies/<int:study_id>/publish/tables.zip", studies.publish_csv, name="publish_csv"),

@@ -206,6 +206,13 @@ class Protocol:
         """[(label, text)] of the study's settings the console's Design tab lists; [] for none."""
         return []
 
+    def quality_check_form(self, study, data=None):
+        """The form that makes the study's quality checks from the console's Design tab: a Django
+        form bound to `data` (None: unbound), with `summary()` (the checks so far, in words) and
+        `make()` (makes them; the line to show, or None with the refusal as the form's error);
+        None when the protocol has none."""
+        return None
+
     # Reports and exports.
     def report(self, study, progress):
         """The study report's body (the report JSON without its header); `progress(fraction)`."""

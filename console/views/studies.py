@@ -64,15 +64,30 @@ def _default_tab(stage):
     return {"draft": "design", "piloting": "pilot", "running": "run", "finished": "analyse"}[stage]
 
 
-def _design(request, study, manages, allocation_form=None):
+def _design(request, study, manages, allocation_form=None, quality_check_form=None):
     categories = list(study.taxonomy.categories.order_by("order", "key")) if study.taxonomy_id else []
     offered = offers_allocation(study)
+    protocol = protocols.of(study)
+    if quality_check_form is None and manages:
+        quality_check_form = protocol.quality_check_form(study)
     return {
         "categories": categories, "document_count": study.documents.count(),
-        "design_facts": protocols.of(study).design_facts(study),
+        "design_facts": protocol.design_facts(study),
         "allocation": allocation_settings(study) if offered else None,
         "allocation_form": (allocation_form or AllocationForm(study)) if offered and manages else None,
+        "quality_check_form": quality_check_form,
     }  # fmt: skip
+
+
+def _design_refused(request, study, **forms):
+    """The Design tab again, with a form that was refused and its errors (400)."""
+    (summary,) = summaries(request.user, [study])
+    context = {
+        "study": study, "summary": summary, "tab": "design", "tabs": TABS, "manages": True,
+        "steps": setup_steps(study), "tools": tool_links(study, "design"), "protocol": protocols.of(study),
+    }  # fmt: skip
+    context.update(_design(request, study, True, **forms))
+    return render(request, "console/study.html", context, status=400)
 
 
 def _task_links(study, manages):
@@ -165,18 +180,28 @@ def allocation(request, study_id):
         return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design")
     form = AllocationForm(study, request.POST)
     if not form.is_valid():
-        (summary,) = summaries(request.user, [study])
-        context = {
-            "study": study, "summary": summary, "tab": "design", "tabs": TABS, "manages": True,
-            "steps": setup_steps(study), "tools": tool_links(study, "design"), "protocol": protocols.of(study),
-        }  # fmt: skip
-        context.update(_design(request, study, True, allocation_form=form))
-        return render(request, "console/study.html", context, status=400)
+        return _design_refused(request, study, allocation_form=form)
     study = study_set_allocation(study=study, allocation=form.allocation())
     messages.success(request, "The allocation settings are saved.")
     if (warning := allocation_warning(study)) is not None:
         messages.warning(request, warning)
     return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design")
+
+
+@console_view
+@require_POST
+def quality_checks(request, study_id):
+    """Make the study's quality checks (Protocol.quality_check_form), as `make_quality_checks` does."""
+    study = managed_study(request, study_id)
+    form = protocols.of(study).quality_check_form(study, request.POST)
+    if form is None:
+        messages.error(request, "This protocol has no quality checks.")
+        return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design")
+    made = form.make() if form.is_valid() else None
+    if made is None:
+        return _design_refused(request, study, quality_check_form=form)
+    messages.success(request, made)
+    return redirect(f"{reverse('console:study', args=[study.pk])}?tab=design#quality-checks")
 
 
 @console_view

@@ -20,6 +20,7 @@ from . import documents as document_files
 from .assistance.prefill import suggestions_prefill
 from .keys import CONTRASTIVE, DA, ESA, MQM, is_contrastive, scheme
 from .quality_checks import scoring as quality_checks
+from .quality_checks.console_form import QualityCheckForm
 
 LABELS = {
     MQM: "MQM (translation errors)",
@@ -111,6 +112,11 @@ class TranslationProtocol(Protocol):
 
     def design_facts(self, study):
         return setup.design_facts(study)
+
+    def quality_check_form(self, study, data=None):
+        # Quality checks are made for the one-translation protocols only (quality_checks_make; the
+        # contrastive ones are left out, docs/translation-studies.md).
+        return None if is_contrastive(self.key) else QualityCheckForm(data, study=study)
 
     def report(self, study, progress):
         return report.study_report(study, progress)

@@ -1,6 +1,7 @@
 """A researcher makes an ESA study in the console from a CSV of translations, in a real browser:
 the protocol, the upload (a bad file first, its problems named by line), the score warnings,
-the annotators, a preview as a worker and the launch; then the Design tab lists the settings.
+the annotators, a preview as a worker and the launch; then the Design tab lists the settings
+and makes the study's quality checks.
 
 Every console page is checked at 1280 x 800 and at 390 x 844: nothing scrolls sideways and
 axe-core finds no serious or critical violation; each is photographed into
@@ -121,6 +122,21 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
     page.goto(live_server.url + reverse("console:study", args=[study.pk]) + "?tab=design")
     expect(page.locator(".facts")).to_contain_text("below 25 with no error, above 75 with a Major error")
     check(page, "08-design")
+
+    # Quality checks from the same tab: a dropped phrase in every translation, announced.
+    expect(page.locator("#quality-checks + p")).to_contain_text("No quality checks yet.")
+    page.fill("#id_checks-share", "1")
+    page.check("input[name=checks-mode][value=drop]")
+    page.check("#id_checks-announced")
+    page.click("#make-quality-checks")
+    expect(page.locator("body")).to_contain_text("2 new quality checks; 2 of the 2 the share asks for exist.")
+    expect(page.locator("#quality-checks + p")).to_contain_text(
+        "2 quality checks, one after every main document, announced to workers."
+    )
+    check(page, "09-quality-checks")
+    checks = study.documents.filter(kind="attention").order_by("position")
+    assert [c.meta["original"] for c in checks] == ["wetter-1#sysA", "wetter-1#sysB"]
+    assert {c.meta["quality_check"]["mode"] for c in checks} == {"drop"}
 
 
 @pytest.mark.parametrize("protocol", ["mqm", "da"])

@@ -8,6 +8,7 @@ rule for bad references: of n words, 1 -> 1, 2-5 -> 2, 6-8 -> 3, 9-15 -> 4, 16-2
 than 20 -> n // 4.
 """
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -100,13 +101,15 @@ def replace(text, donors, rng):
     first = rng.randrange(len(spans) - k + 1)
     start, end = spans[first][0], spans[first + k - 1][1]
     removed = text[start:end]
-    if not donors:
+    count = len(donors)
+    if not count:
         return None
     # A few donors drawn at random, then every donor from a random place on: a study's many
-    # segments are never all split into phrases for one check.
-    draws = [rng.randrange(len(donors)) for _ in range(min(DRAWS, len(donors)))]
-    offset = rng.randrange(len(donors))
-    for i in (*draws, *((offset + j) % len(donors) for j in range(len(donors)))):
+    # segments are never all split into phrases for one check. The order is walked lazily, so a
+    # check that finds its phrase among the first draws costs the same in any size of study.
+    draws = [rng.randrange(count) for _ in range(min(DRAWS, count))]
+    offset = rng.randrange(count)
+    for i in itertools.chain(draws, ((offset + j) % count for j in range(count))):
         phrases = [p for p in donor_phrases(donors[i], k) if p != removed]
         if phrases:
             inserted = phrases[rng.randrange(len(phrases))]

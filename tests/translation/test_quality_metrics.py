@@ -200,6 +200,33 @@ def test_chinese_text_is_degraded_by_characters():
     assert len(dropped.text) == 6
 
 
+class CountingDonors:
+    """A study's donor texts, counting how many are read and how often their number is asked."""
+
+    def __init__(self, texts):
+        self.texts, self.read, self.sized = texts, 0, 0
+
+    def __len__(self):
+        self.sized += 1
+        return len(self.texts)
+
+    def __getitem__(self, i):
+        self.read += 1
+        return self.texts[i]
+
+
+def test_a_replacement_reads_the_donors_it_tries_whatever_the_size_of_the_study():
+    # 200,000 segments, every one a good donor: the first donor drawn gives the phrase, so the
+    # check reads one donor and asks their number once, as in a study of ten segments.
+    texts = [f"Segment {n} says something about the weather today." for n in range(200_000)]
+    donors = CountingDonors(texts)
+    result = replace("The cat sleeps on the old red sofa.", donors, random.Random(5))
+    assert result is not None and result.inserted in texts[result.donor]
+    assert donors.read == 1 and donors.sized == 1
+    small = replace("The cat sleeps on the old red sofa.", CountingDonors(texts[:10]), random.Random(5))
+    assert small is not None and len(units(small.inserted)) == len(units(result.inserted))
+
+
 def test_no_donor_with_a_different_phrase_means_no_replacement():
     assert replace("Same words here.", [], random.Random(0)) is None
     assert replace("Hello", ["Hello"], random.Random(0)) is None

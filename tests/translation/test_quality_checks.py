@@ -59,6 +59,40 @@ def checks_of(study):
 # --- making checks -----------------------------------------------------------------------------
 
 
+def test_a_checks_id_never_takes_one_the_study_has():
+    study = translation_study()
+    taken = Document.objects.create(study=study, external_id="news-1-sysA#qc", input_id="other", system="sysB",
+                                    position=10, kind=Document.Kind.ATTENTION)  # fmt: skip
+    Segment.objects.create(document=taken, index=0, text="Some other words entirely here.")
+    quality_checks_make(study=study, share=1.0, seed=2)
+    made = {d.meta[Document.COPY_OF]: d.external_id for d in checks_of(study) if d.pk != taken.pk}
+    assert made == {
+        "news-1-sysA": "news-1-sysA#qc2",
+        "news-2-sysA": "news-2-sysA#qc",
+        "news-3-sysA": "news-3-sysA#qc",
+    }
+
+
+def test_while_checks_are_made_only_the_document_copied_is_held_and_no_donor_text(monkeypatch):
+    """A study's documents and segment texts are not all read to make its checks: each check
+    reads its original, and the pool of donor phrases holds segment ids, a donor's text being
+    read when a check tries it (before, every main document was held with its meta, and every
+    segment's text)."""
+    from protocols.translation.quality_checks import making
+    from tests.bundles import held_while_checking
+
+    study = translation_study()
+    held = held_while_checking(monkeypatch, making.__name__, "_degraded_segments", Document)
+    pools = []
+    pool_of = making._donor_pool
+    monkeypatch.setattr(making, "_donor_pool", lambda *args: pools.append(pool_of(*args)) or pools[-1])
+    made = quality_checks_make(study=study, share=1.0, seed=2)
+    assert len(made.created) == 3 and held == [1, 2, 3]  # the original, and the checks made so far
+    (pool,) = pools
+    assert len(pool) == 9 and pool.segment_ids.dtype.kind == "i"
+    assert not any(isinstance(value, str) for value in vars(pool).values())
+
+
 def test_the_command_makes_degraded_copies_that_keep_the_originals_identity():
     study = translation_study()
     out, err = io.StringIO(), io.StringIO()

@@ -1,8 +1,10 @@
 """Make quality checks: degraded copies of a share of a study's main documents (kind attention)."""
 
 import random
+from array import array
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.db import transaction
 from django.db.models import Max
 
@@ -40,67 +42,119 @@ def _check_external_id(original, taken):
     return candidate
 
 
+class _TakenIds:
+    """The study's document ids, asked one at a time (a study's ids are not all read), and the
+    ones given in this call."""
+
+    def __init__(self, study):
+        self.study, self.given = study, set()
+
+    def __contains__(self, external_id):
+        return external_id in self.given or self.study.documents.filter(external_id=external_id).exists()
+
+    def add(self, external_id):
+        self.given.add(external_id)
+
+
+class DonorPool:
+    """Every main segment of the study, as segment ids grouped by source document (input_id, or
+    the document itself without one), each group's rows in the study's order: ids only, so the
+    pool is a few bytes a segment whatever the texts; a donor's text is read when a check tries it.
+
+    `ranges` maps a source key to the slice of rows that are its own segments."""
+
+    def __init__(self, segment_ids, indexes, ranges):
+        self.segment_ids, self.indexes, self.ranges = segment_ids, indexes, ranges
+
+    def __len__(self):
+        return len(self.segment_ids)
+
+    def text(self, row):
+        return Segment.objects.values_list("text", flat=True).get(pk=int(self.segment_ids[row]))
+
+    def origin(self, row):
+        """{"document": external_id, "segment": index} of a row."""
+        external_id, index = Segment.objects.values_list("document__external_id", "index").get(
+            pk=int(self.segment_ids[row])
+        )
+        return {"document": external_id, "segment": index}
+
+
 class _Donors:
-    """Segments of the pool, as a sequence of texts (no copy made): every row outside one range
-    (the source document's own segments), or the rows listed."""
+    """Rows of the pool as a sequence of texts: every row outside one range (the source
+    document's own segments), or the rows listed."""
 
     def __init__(self, pool, skip=(0, 0), rows=None):
         self.pool, (self.start, self.stop), self.rows = pool, skip, rows
 
     def _row(self, i):
         if self.rows is not None:
-            return self.pool[self.rows[i]]
-        return self.pool[i if i < self.start else i + self.stop - self.start]
+            return self.rows[i]
+        return i if i < self.start else i + self.stop - self.start
 
     def __len__(self):
         return len(self.rows) if self.rows is not None else len(self.pool) - (self.stop - self.start)
 
     def __getitem__(self, i):
-        return self._row(i)[2]
+        return self.pool.text(self._row(i))
 
     def origin(self, i):
         """{"document": external_id, "segment": index} of the i-th text."""
-        external_id, index = self._row(i)[1]
-        return {"document": external_id, "segment": index}
+        return self.pool.origin(self._row(i))
 
 
-def _donor_pool(study, main_documents):
-    """[(input key, (document external_id, index), text)] of every main segment, grouped by
-    source document (input_id, or the document itself without one), and each group's range."""
-    of = {d.pk: d for d in main_documents}
+def source_key(input_id, external_id):
+    """The group a document's segments donate from: its source document, or itself without one."""
+    return input_id or f"\0{external_id}"
+
+
+def _donor_pool(study, keys):
+    """The DonorPool of the study's main segments whose documents are in `keys` ({document pk:
+    source key}), grouped by key (in the keys' string order) and otherwise in the study's order."""
+    ids, indexes, ranks = array("q"), array("l"), array("l")
+    rank = {key: n for n, key in enumerate(sorted(set(keys.values())))}
     segments = (
         Segment.objects.filter(document__study=study, document__kind=Document.Kind.MAIN)
         .order_by("document__position", "document_id", "index")
-        .values_list("document_id", "index", "text")
+        .values_list("pk", "document_id", "index")
     )
-    segments = [(d, i, t) for d, i, t in segments if d in of]
-    rows = [((of[d].input_id or f"\0{of[d].external_id}"), (of[d].external_id, i), t) for d, i, t in segments]
-    rows.sort(key=lambda row: row[0])  # stable: within a source, documents and segments keep their order
+    for pk, document_id, index in segments.iterator(chunk_size=10_000):
+        if document_id in keys:
+            ids.append(pk)
+            indexes.append(index)
+            ranks.append(rank[keys[document_id]])
+    ranks = np.frombuffer(ranks, dtype=np.int_) if ranks else np.zeros(0, dtype=np.int_)
+    order = np.argsort(ranks, kind="stable")  # stable: within a source, the study's order
+    ordered = ranks[order]
+    by_rank = {n: key for key, n in rank.items()}
     ranges = {}
-    for position, (key, _, _) in enumerate(rows):
-        first, _ = ranges.get(key, (position, position))
-        ranges[key] = (first, position + 1)
-    return rows, ranges
+    for n in np.unique(ordered):
+        first, stop = np.searchsorted(ordered, n, "left"), np.searchsorted(ordered, n, "right")
+        ranges[by_rank[int(n)]] = (int(first), int(stop))
+    as_array = np.frombuffer(ids, dtype=np.int64) if ids else np.zeros(0, dtype=np.int64)
+    indexed = np.frombuffer(indexes, dtype=np.int_) if indexes else np.zeros(0, dtype=np.int_)
+    return DonorPool(as_array[order], indexed[order], ranges)
 
 
-def _donors_for(pool, ranges, key, index):
+def _donors_for(pool, key, index):
     """Phrases come from other source documents; in a study of one source, from its other segments."""
-    skip = ranges.get(key, (0, 0))
-    if len(pool) - (skip[1] - skip[0]) > 0:
-        return _Donors(pool, skip)
-    return _Donors(pool, rows=[n for n, (k, (_, i), _) in enumerate(pool) if k == key and i != index])
+    first, stop = pool.ranges.get(key, (0, 0))
+    if len(pool) - (stop - first) > 0:
+        return _Donors(pool, (first, stop))
+    own = [row for row in range(first, stop) if pool.indexes[row] != index]
+    return _Donors(pool, rows=own)
 
 
-def _degraded_segments(document, texts, count, mode, pool, ranges, rng):
+def _degraded_segments(document, texts, count, mode, pool, rng):
     """{index: (Degraded, donor origin or None)} of up to `count` segments, drawn by `rng`."""
-    key = document.input_id or f"\0{document.external_id}"
+    key = source_key(document.input_id, document.external_id)
     order = list(range(len(texts)))
     rng.shuffle(order)
     made = {}
     for index in order:
         if len(made) == count:
             break
-        donors = _donors_for(pool, ranges, key, index)
+        donors = _donors_for(pool, key, index)
         result = degrade(texts[index], mode, donors, rng)
         if result is not None:
             made[index] = (result, donors.origin(result.donor) if result.donor is not None else None)
@@ -131,24 +185,35 @@ def quality_checks_make(*, study, share=0.1, seed=0, mode=REPLACE, segments=1, a
         raise QualityCheckError("segments must be a whole number of at least 1")
     if every is not None and (not isinstance(every, int) or not 1 <= every <= 10_000):
         raise QualityCheckError("every must be a whole number from 1 to 10,000")
-    main = list(study.documents.filter(kind=Document.Kind.MAIN).with_text().order_by("position", "id"))
+    # (pk, external_id, input_id, position) of the documents a check may copy: their texts and
+    # meta are read only for the ones chosen.
+    main = list(
+        study.documents.filter(kind=Document.Kind.MAIN)
+        .with_text()
+        .order_by("position", "id")
+        .values_list("pk", "external_id", "input_id", "position")
+    )
     copies = study.documents.filter(kind=Document.Kind.ATTENTION).values_list(
         f"meta__{Document.COPY_OF}", flat=True
     )
     have = {original for original in copies if original}
     made = MadeChecks(wanted=max(1, round(share * len(main))) if main else 0)
-    made.existing = sum(1 for d in main if d.external_id in have)
+    made.existing = sum(1 for _, external_id, _, _ in main if external_id in have)
     rng = random.Random(seed)
-    free = [d for d in main if d.external_id not in have]
+    free = [d for d in main if d[1] not in have]
     chosen = rng.sample(free, min(max(0, made.wanted - made.existing), len(free)))
-    chosen.sort(key=lambda d: (d.position, d.pk))
-    pool, ranges = _donor_pool(study, main)
-    taken = set(study.documents.values_list("external_id", flat=True))
+    chosen.sort(key=lambda d: (d[3], d[0]))
+    pool = _donor_pool(
+        study, {pk: source_key(input_id, external_id) for pk, external_id, input_id, _ in main}
+    )
+    del main, free
+    taken = _TakenIds(study)
     position = study.documents.aggregate(last=Max("position"))["last"] or 0
-    for original in chosen:
+    for pk, *_ in chosen:
+        original = Document.objects.get(pk=pk)
         rows = list(original.segments.order_by("index").values_list("index", "text", "sentences"))
         texts = [text for _, text, _ in rows]
-        degraded = _degraded_segments(original, texts, segments, mode, pool, ranges, rng)
+        degraded = _degraded_segments(original, texts, segments, mode, pool, rng)
         if not degraded:
             why = (
                 "no segment has two words to drop"

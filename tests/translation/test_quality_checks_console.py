@@ -80,6 +80,8 @@ def test_a_researcher_makes_the_checks_the_command_makes_and_is_told_what_was_ma
         ({"mode": "shuffle"}, "Select a valid choice."),
         ({"every": "20000"}, "Ensure this value is less than or equal to 10000."),
         ({"share": None}, "This field is required."),
+        ({"share": "nan"}, "Enter a number."),
+        ({"seed": "-1"}, "Ensure this value is greater than or equal to 0."),
     ],
 )
 def test_a_refused_form_says_why_and_makes_nothing(researcher, changes, error):

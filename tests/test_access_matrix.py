@@ -12,7 +12,8 @@ and T (run by `other_researcher`). Per role and surface:
   to none outside S (the other researcher, anonymous, a worker's token);
 - writes: every POST a read-only role can send (the form the researcher sees
   on that page, every admin action on S's rows, list_editable saves, API
-  writes naming S) changes nothing in the database.
+  writes naming S, and every console form S's researcher sees, posted to its
+  action) changes nothing in the database.
 """
 
 import re
@@ -373,39 +374,53 @@ def test_every_role_on_every_surface_reads_only_what_the_policy_allows(world, ro
 
 
 class _FormFields(HTMLParser):
-    """The fields of the page's forms that post, as a browser would send them."""
+    """The fields of the page's forms that post, as a browser would send them: all of them
+    together (`data`) and each form apart (`forms`, [(action, fields)])."""
 
     def __init__(self):
         super().__init__()
         self.data, self._textarea, self._select = {}, None, None
+        self.forms, self._form = [], None
+
+    def _targets(self):
+        return [self.data] if self._form is None else [self.data, self._form]
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
         name = attrs.get("name")
-        if tag == "input" and name and attrs.get("type") not in ("submit", "button", "file", "image"):
+        if tag == "form" and attrs.get("method", "").lower() == "post":
+            self._form = {}
+            self.forms.append((attrs.get("action", ""), self._form))
+        elif tag == "input" and name and attrs.get("type") not in ("submit", "button", "file", "image"):
             if attrs.get("type") in ("checkbox", "radio") and "checked" not in attrs:
                 return
-            self.data.setdefault(name, attrs.get("value", "on" if attrs.get("type") == "checkbox" else ""))
+            for fields in self._targets():
+                fields.setdefault(name, attrs.get("value", "on" if attrs.get("type") == "checkbox" else ""))
         elif tag == "textarea" and name:
             self._textarea = name
-            self.data[name] = ""
+            for fields in self._targets():
+                fields[name] = ""
         elif tag == "select" and name:
             self._select = name
         elif tag == "option" and self._select:
             # The selected option, else the first that is not empty ("---------"): a valid choice.
             value = attrs.get("value", "")
-            if "selected" in attrs or not self.data.get(self._select):
-                self.data[self._select] = value
+            for fields in self._targets():
+                if "selected" in attrs or not fields.get(self._select):
+                    fields[self._select] = value
 
     def handle_endtag(self, tag):
         if tag == "textarea":
             self._textarea = None
         elif tag == "select":
             self._select = None
+        elif tag == "form":
+            self._form = None
 
     def handle_data(self, data):
         if self._textarea:
-            self.data[self._textarea] += data
+            for fields in self._targets():
+                fields[self._textarea] += data
 
 
 def form_data(html):
@@ -417,6 +432,31 @@ def form_data(html):
         if re.search(r"(message|title|description|instructions|name|label)$", key) and isinstance(value, str):
             data[key] = value + " (changed)"
     return data
+
+
+def console_forms(researcher_client, pages):
+    """{action: [fields]}: the forms that post on the console pages S's researcher sees (each tab of
+    the study page too), each with the values the page gives it, text fields marked as changed."""
+    found = {}
+    for name, url in pages:
+        for page_url in [url] + (
+            [f"{url}?tab={tab}" for tab in CONSOLE_TABS] if name == "console:study" else []
+        ):
+            page = researcher_client.get(page_url)
+            if page.status_code != 200 or "text/html" not in page.get("Content-Type", ""):
+                continue
+            parser = _FormFields()
+            parser.feed(page.content.decode())
+            for action, fields in parser.forms:
+                data = {key: value for key, value in fields.items() if key != "csrfmiddlewaretoken"}
+                for key, value in list(data.items()):
+                    if isinstance(value, str) and re.search(r"(title|instructions|name|label)$", key):
+                        data[key] = value + " (changed)"
+                found.setdefault(action or url, []).append(data)
+    return found
+
+
+CONSOLE_TABS = ("design", "pilot", "run", "analyse", "publish")
 
 
 # Every app whose rows a write could reach: the core's, Django's, and every installed
@@ -474,18 +514,28 @@ def admin_writes(world, name, url, researcher_client):
 def test_read_only_roles_change_nothing_through_any_surface(world, role):
     researcher = client_for(world, "researcher")
     pages = [(name, url) for name, url in surfaces(world) if "logout" not in name and "login" not in name]
+    # The console's writes on S, with the forms its researcher sees. console:new is left out: any
+    # researcher (an analyst of S is one elsewhere) may make a study of their own there.
+    console = [(name, url) for name, url in pages if name.startswith("console:") and name != "console:new"]
+    forms = console_forms(researcher, console)
     posts = 0
     client = client_for(world, role)
     for name, url in pages:
-        if not (name.startswith("admin:") or url.startswith("/api/") and not url.startswith("/api/task/")):
+        if name == "console:new" or not (
+            name.startswith(("admin:", "console:"))
+            or url.startswith("/api/")
+            and not url.startswith("/api/task/")
+        ):
             continue  # worker pages: the token's bearer is the worker, who may write their own work
         if name.startswith("admin:"):
             bodies = admin_writes(world, name, url, researcher)
+        elif name.startswith("console:"):
+            bodies = [*forms.get(url, []), {}]
         else:
             bodies = [{"study": world.s.pk, "status": "closed", "worker_ids": ["w-new"], "per_document": 1}]
         for body in bodies:
             before = database_state()
-            if name.startswith("admin:"):
+            if name.startswith(("admin:", "console:")):
                 response = client.post(url, body)
             else:
                 response = client.generic("POST", url, __import__("json").dumps(body),
@@ -517,6 +567,23 @@ def test_the_write_matrix_can_fail_a_researcher_saving_the_same_forms_changes_th
     researcher.post(url, body)
     assert database_state() != before
     assert QualificationResult.objects.get(qualification__study=world.s).message == "Well done (changed)"
+
+
+def test_the_console_forms_the_matrix_sends_are_real_writes(world):
+    """S's researcher sending the console's forms the matrix sends (the stage and the report) changes
+    the database: the matrix's console POSTs would see a read-only role's write."""
+    researcher = client_for(world, "researcher")
+    pages = [
+        (name, url) for name, url in surfaces(world) if name.startswith("console:") and name != "console:new"
+    ]
+    forms = console_forms(researcher, pages)
+    for name in ("console:stage", "console:report"):
+        url = reverse(name, args=[world.s.pk])
+        assert forms.get(url), f"no form of {name} on S's console pages"
+        before = database_state()
+        for body in forms[url]:
+            researcher.post(url, body)
+        assert database_state() != before, f"S's researcher sending {name}'s forms changed nothing"
 
 
 def test_a_studys_report_annotation_table_and_bundle_hold_that_study_only(world):

@@ -52,12 +52,17 @@ def study(request, study_id):
     if tab not in dict(TABS):
         tab = "design"
     manages = policy.may_manage_study(request.user, study.pk)
-    context = {
+    context = _page_context(study, summary, tab, manages)
+    context.update(_TAB_CONTEXT[tab](request, study, manages))
+    return render(request, "console/study.html", context)
+
+
+def _page_context(study, summary, tab, manages):
+    """What the study page shows around its tab."""
+    return {
         "study": study, "summary": summary, "tab": tab, "tabs": TABS, "manages": manages,
         "steps": setup_steps(study), "tools": tool_links(study, tab), "protocol": protocols.of(study),
     }  # fmt: skip
-    context.update(_TAB_CONTEXT[tab](request, study, manages))
-    return render(request, "console/study.html", context)
 
 
 def _default_tab(stage):
@@ -82,10 +87,7 @@ def _design(request, study, manages, allocation_form=None, quality_check_form=No
 def _design_refused(request, study, **forms):
     """The Design tab again, with a form that was refused and its errors (400)."""
     (summary,) = summaries(request.user, [study])
-    context = {
-        "study": study, "summary": summary, "tab": "design", "tabs": TABS, "manages": True,
-        "steps": setup_steps(study), "tools": tool_links(study, "design"), "protocol": protocols.of(study),
-    }  # fmt: skip
+    context = _page_context(study, summary, "design", manages=True)
     context.update(_design(request, study, True, **forms))
     return render(request, "console/study.html", context, status=400)
 

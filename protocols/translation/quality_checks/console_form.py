@@ -5,6 +5,7 @@ from django import forms
 
 from studies.models import Document
 
+from ..config import checks_announced
 from ..degrade import DROP, REPLACE
 from .making import QualityCheckError, quality_checks_make
 
@@ -46,7 +47,7 @@ class QualityCheckForm(forms.Form):
         self.study = study
         super().__init__(
             data,
-            initial={"announced": bool(study.config.get("attention_announced", False))},
+            initial={"announced": checks_announced(study)},
             prefix="checks",
         )
 
@@ -61,7 +62,7 @@ class QualityCheckForm(forms.Form):
         if not count:
             return "No quality checks yet."
         every = self.study.config.get("attention_every")
-        told = "announced to workers" if self.study.config.get("attention_announced") else "silent"
+        told = "announced to workers" if checks_announced(self.study) else "silent"
         if not every:
             stream = "not handed out (no attention_every)"
         else:

@@ -123,17 +123,14 @@ def _donor_pool(study, keys):
             ids.append(pk)
             indexes.append(index)
             ranks.append(rank[keys[document_id]])
-    ranks = np.frombuffer(ranks, dtype=np.int_) if ranks else np.zeros(0, dtype=np.int_)
+    ranks = np.asarray(ranks, dtype=np.int64)
     order = np.argsort(ranks, kind="stable")  # stable: within a source, the study's order
-    ordered = ranks[order]
+    present, firsts, counts = np.unique(ranks[order], return_index=True, return_counts=True)
     by_rank = {n: key for key, n in rank.items()}
-    ranges = {}
-    for n in np.unique(ordered):
-        first, stop = np.searchsorted(ordered, n, "left"), np.searchsorted(ordered, n, "right")
-        ranges[by_rank[int(n)]] = (int(first), int(stop))
-    as_array = np.frombuffer(ids, dtype=np.int64) if ids else np.zeros(0, dtype=np.int64)
-    indexed = np.frombuffer(indexes, dtype=np.int_) if indexes else np.zeros(0, dtype=np.int_)
-    return DonorPool(as_array[order], indexed[order], ranges)
+    ranges = {by_rank[int(n)]: (int(f), int(f + c)) for n, f, c in zip(present, firsts, counts, strict=True)}
+    return DonorPool(
+        np.asarray(ids, dtype=np.int64)[order], np.asarray(indexes, dtype=np.int64)[order], ranges
+    )
 
 
 def _donors_for(pool, key, index):

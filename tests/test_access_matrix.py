@@ -423,21 +423,36 @@ class _FormFields(HTMLParser):
                 fields[self._textarea] += data
 
 
-def form_data(html):
-    parser = _FormFields()
-    parser.feed(html)
-    data = {key: value for key, value in parser.data.items() if key != "csrfmiddlewaretoken"}
-    # A change a save would write: every text field gets a mark.
+def _marked(fields):
+    """A form's fields as a POST sends them, with a change a save would write: every text field
+    gets a mark."""
+    data = {key: value for key, value in fields.items() if key != "csrfmiddlewaretoken"}
     for key, value in list(data.items()):
         if re.search(r"(message|title|description|instructions|name|label)$", key) and isinstance(value, str):
             data[key] = value + " (changed)"
     return data
 
 
-def console_forms(researcher_client, pages):
-    """{action: [fields]}: the forms that post on the console pages S's researcher sees (each tab of
-    the study page too), each with the values the page gives it, text fields marked as changed."""
+def form_data(html):
+    parser = _FormFields()
+    parser.feed(html)
+    return _marked(parser.data)
+
+
+# Any researcher (an analyst of S is one elsewhere) may make a study of their own there: not a
+# write on S.
+CONSOLE_NOT_ON_S = "console:new"
+
+
+def console_forms(world, researcher_client):
+    """{action: [fields]}: the forms that post on S's console pages as its researcher sees them
+    (each tab of the study page too), with the values the page gives them, marked (`_marked`)."""
     found = {}
+    pages = [
+        (name, url)
+        for name, url in surfaces(world)
+        if name.startswith("console:") and name != CONSOLE_NOT_ON_S
+    ]
     for name, url in pages:
         for page_url in [url] + (
             [f"{url}?tab={tab}" for tab in CONSOLE_TABS] if name == "console:study" else []
@@ -448,11 +463,7 @@ def console_forms(researcher_client, pages):
             parser = _FormFields()
             parser.feed(page.content.decode())
             for action, fields in parser.forms:
-                data = {key: value for key, value in fields.items() if key != "csrfmiddlewaretoken"}
-                for key, value in list(data.items()):
-                    if isinstance(value, str) and re.search(r"(title|instructions|name|label)$", key):
-                        data[key] = value + " (changed)"
-                found.setdefault(action or url, []).append(data)
+                found.setdefault(action or url, []).append(_marked(fields))
     return found
 
 
@@ -514,14 +525,11 @@ def admin_writes(world, name, url, researcher_client):
 def test_read_only_roles_change_nothing_through_any_surface(world, role):
     researcher = client_for(world, "researcher")
     pages = [(name, url) for name, url in surfaces(world) if "logout" not in name and "login" not in name]
-    # The console's writes on S, with the forms its researcher sees. console:new is left out: any
-    # researcher (an analyst of S is one elsewhere) may make a study of their own there.
-    console = [(name, url) for name, url in pages if name.startswith("console:") and name != "console:new"]
-    forms = console_forms(researcher, console)
+    forms = console_forms(world, researcher)  # the console's writes on S, as its researcher sees them
     posts = 0
     client = client_for(world, role)
     for name, url in pages:
-        if name == "console:new" or not (
+        if name == CONSOLE_NOT_ON_S or not (
             name.startswith(("admin:", "console:"))
             or url.startswith("/api/")
             and not url.startswith("/api/task/")
@@ -573,10 +581,7 @@ def test_the_console_forms_the_matrix_sends_are_real_writes(world):
     """S's researcher sending the console's forms the matrix sends (the stage and the report) changes
     the database: the matrix's console POSTs would see a read-only role's write."""
     researcher = client_for(world, "researcher")
-    pages = [
-        (name, url) for name, url in surfaces(world) if name.startswith("console:") and name != "console:new"
-    ]
-    forms = console_forms(researcher, pages)
+    forms = console_forms(world, researcher)
     for name in ("console:stage", "console:report"):
         url = reverse(name, args=[world.s.pk])
         assert forms.get(url), f"no form of {name} on S's console pages"

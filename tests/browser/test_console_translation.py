@@ -134,6 +134,25 @@ def test_a_researcher_makes_an_esa_study_from_a_csv_up_to_launch(browser, live_s
         "2 quality checks, one after every main document, announced to workers."
     )
     check(page, "09-quality-checks")
+    # The same form by keyboard alone: Tab through it, the announcement turned off with Space.
+    page.focus("#id_checks-share")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("1")
+    page.keyboard.press("Tab")  # the mode: the checked radio of the group
+    expect(page.locator("#id_checks-mode_0")).to_be_focused()
+    for field in ("segments", "every", "announced"):
+        page.keyboard.press("Tab")
+        expect(page.locator(f"#id_checks-{field}")).to_be_focused()
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")
+    expect(page.locator("#id_checks-seed")).to_be_focused()
+    page.keyboard.press("Tab")
+    expect(page.locator("#make-quality-checks")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("body")).to_contain_text(
+        "0 new quality checks; 2 of the 2 the share asks for exist. A check after every main document, "
+        "silent (workers are not told)."
+    )
     checks = study.documents.filter(kind="attention").order_by("position")
     assert [c.meta["original"] for c in checks] == ["wetter-1#sysA", "wetter-1#sysB"]
     assert {c.meta["quality_check"]["mode"] for c in checks} == {"drop"}
